@@ -1,0 +1,13 @@
+import type { ActivityDeps } from './deps';
+import { createSystemActivities } from './system';
+
+export type { ActivityDeps } from './deps';
+
+/** Every activity the worker registers, bound to the process's dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createSystemActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

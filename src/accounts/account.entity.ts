@@ -1,0 +1,30 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { newId } from '../common/ids';
+import type { Plan } from '../config/env';
+
+/** A developer account (`pub_…`), created on the first console call from the ID token's issuer and subject. */
+export class Account {
+  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt';
+  id: string = newId('pub');
+  issuer!: string;
+  subject!: string;
+  email?: string;
+  plan!: Plan;
+  createdAt: Date = new Date();
+  updatedAt: Date = new Date();
+}
+
+export const AccountSchema = new EntitySchema<Account>({
+  class: Account,
+  tableName: 'accounts',
+  uniques: [{ name: 'accounts_issuer_subject_unique', properties: ['issuer', 'subject'] }],
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    issuer: { type: 'string', length: 255 },
+    subject: { type: 'string', length: 255 },
+    email: { type: 'string', length: 320, nullable: true },
+    plan: { type: 'string', length: 20 },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+  },
+});

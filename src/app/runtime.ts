@@ -1,0 +1,198 @@
+import http from 'node:http';
+import path from 'node:path';
+import type { Connection } from '@temporalio/client';
+import { createIdTokenVerifier } from '../auth/id-token';
+import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
+import { loadEncryptor } from '../crypto/encryption';
+import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
+import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
+import type { Logger } from '../logging/logger';
+import { RateLimits } from '../ratelimit/rate-limits';
+import { connectTemporalClient } from '../temporal/client';
+import { registerSearchAttributes, startTemporalDevServer } from '../temporal/dev-server';
+import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { createWorker } from '../temporal/worker';
+import type { AppContext } from './context';
+
+/** Where the service's dependencies are, once found or started. */
+export interface Dependencies {
+  databaseUrl: string;
+  poolMax: number;
+  temporalAddress: string;
+  temporalUiUrl?: string;
+  /** Stops whatever was started here (embedded PGlite, dev Temporal server). */
+  stop(): Promise<void>;
+}
+
+/** The Temporal address used by `npm run api` / `npm run worker` when TEMPORAL_ADDRESS is unset. */
+const LOCAL_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+
+/**
+ * Finds the database and Temporal. With `embedded` (development: `npm start`), a missing local
+ * PostgreSQL is replaced by PGlite and an unset TEMPORAL_ADDRESS starts a Temporal dev server.
+ */
+export async function resolveDependencies(
+  config: Config,
+  logger: Logger,
+  embedded: boolean,
+): Promise<Dependencies> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch((error) => logger.warn({ err: error }, 'stop failed'));
+  };
+  try {
+    let databaseUrl = config.database.url ?? DEFAULT_DATABASE_URL;
+    let poolMax = config.database.poolMax;
+    if (!config.database.url && embedded && !(await isPostgresReachable(DEFAULT_DATABASE_URL))) {
+      logger.warn('no PostgreSQL at 127.0.0.1:5432 and DATABASE_URL unset: serving an embedded PGlite');
+      const pg = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pglite'), logger });
+      stops.push(() => pg.stop());
+      databaseUrl = pg.url;
+      poolMax = Math.min(poolMax, pg.maxConnections);
+    } else if (!config.isProduction) {
+      await ensureDatabaseExists(databaseUrl, logger);
+    }
+
+    let temporalAddress = config.temporal.address;
+    let temporalUiUrl = config.temporal.uiUrl;
+    if (!temporalAddress && embedded) {
+      const server = await startTemporalDevServer({
+        logger,
+        dbFilename: path.join(config.dataDir, 'temporal.sqlite'),
+        port: config.temporal.devPort,
+        uiPort: config.temporal.devUiPort,
+        namespace: config.temporal.namespace,
+        searchAttributes: SEARCH_ATTRIBUTES,
+      });
+      stops.push(() => server.stop());
+      temporalAddress = server.address;
+      temporalUiUrl ??= server.uiUrl;
+    }
+    return {
+      databaseUrl,
+      poolMax,
+      temporalAddress: temporalAddress ?? LOCAL_TEMPORAL_ADDRESS,
+      temporalUiUrl,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Builds the shared context: ORM (optionally migrating), Temporal client, encryption, limits, auth. */
+export async function buildContext(
+  config: Config,
+  logger: Logger,
+  deps: Pick<Dependencies, 'databaseUrl' | 'poolMax' | 'temporalAddress' | 'temporalUiUrl'>,
+  opts: { migrate: boolean; registerSearchAttributes: boolean },
+): Promise<AppContext & { close(): Promise<void> }> {
+  const orm = await initOrm({ url: deps.databaseUrl, poolMax: deps.poolMax });
+  try {
+    if (opts.migrate) await runMigrations(orm, logger);
+    const temporal = await connectTemporalClient({
+      address: deps.temporalAddress,
+      namespace: config.temporal.namespace,
+    });
+    if (opts.registerSearchAttributes) {
+      await registerSearchAttributes(
+        temporal.connection as Connection,
+        config.temporal.namespace,
+        SEARCH_ATTRIBUTES,
+        logger,
+      );
+    }
+    const ctx: AppContext = {
+      config,
+      logger,
+      orm,
+      temporal,
+      encryptor: loadEncryptor({
+        ...config.encryption,
+        dataDir: config.dataDir,
+        isProduction: config.isProduction,
+        logger,
+      }),
+      rateLimits: new RateLimits(
+        orm.em.getConnection().getKnex(),
+        config.rateLimits.enabled,
+        config.rateLimits.anonymousPerMinute,
+      ),
+      verifyIdToken: await createIdTokenVerifier(config),
+      temporalUiUrl: deps.temporalUiUrl,
+    };
+    return {
+      ...ctx,
+      close: async () => {
+        await temporal.connection.close().catch(() => undefined);
+        await orm.close();
+      },
+    };
+  } catch (error) {
+    await orm.close();
+    throw error;
+  }
+}
+
+export async function startWorker(ctx: AppContext, temporalAddress: string) {
+  const { worker, connection } = await createWorker({
+    deps: { config: ctx.config, logger: ctx.logger, orm: ctx.orm, encryptor: ctx.encryptor },
+    address: temporalAddress,
+    namespace: ctx.config.temporal.namespace,
+    taskQueue: ctx.config.temporal.taskQueue,
+  });
+  const running = worker.run();
+  return {
+    worker,
+    running,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch((error) => ctx.logger.error({ err: error }, 'worker stopped with an error'));
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+export function listen(app: http.RequestListener, host: string, port: number): Promise<http.Server> {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer(app);
+    server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** Stops the HTTP server: no new connections, idle ones closed, in-flight requests finish. */
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * SIGTERM/SIGINT: run `shutdown` (stop taking work, drain) and exit 0; exit 1 if it takes over 9.5 s,
+ * so the process always leaves within 10 s.
+ */
+export function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>): void {
+  let stopping = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.error('shutdown took longer than 9.5 s: exiting');
+      process.exit(1);
+    }, 9_500).unref();
+    shutdown().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
+}

@@ -1,0 +1,65 @@
+import type { Request } from 'express';
+import type { AppContext } from '../app/context';
+import type { Plan } from '../config/env';
+import { forbidden, unauthorized } from '../http/errors';
+import type { Environment } from '../keys/api-key.entity';
+import { API_KEY_PATTERN, hashApiKey } from '../keys/key-material';
+import { bearerToken } from './bearer';
+
+/** The caller of a platform v2 request: an account in one environment, through one key. */
+export interface PlatformAuth {
+  accountId: string;
+  environment: Environment;
+  keyId: string;
+  scopes: string[];
+  plan: Plan;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  environment: Environment;
+  scopes: string[];
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  plan: Plan;
+}
+
+/** `lastUsedAt` is written at most this often per key, to keep the hot path read-only. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Resolves `Authorization: Bearer pk_…` with one indexed read (no cache, so a revocation is seen by
+ * every API instance on the very next request).
+ */
+export function platformAuthenticator(ctx: AppContext) {
+  const knex = ctx.orm.em.getConnection().getKnex();
+  return async (req: Request): Promise<PlatformAuth> => {
+    const key = bearerToken(req, 'API key');
+    if (!API_KEY_PATTERN.test(key)) throw unauthorized('Malformed API key: expected pk_live_… or pk_test_…');
+    const result = await knex.raw<{ rows: KeyRow[] }>(
+      `select k.id, k.account_id, k.environment, k.scopes, k.last_used_at, k.revoked_at, a.plan
+         from api_keys k join accounts a on a.id = k.account_id where k.key_hash = ?`,
+      [hashApiKey(key)],
+    );
+    const row = result.rows[0];
+    if (!row) throw unauthorized('Invalid API key');
+    if (row.revoked_at) throw unauthorized('This API key has been revoked');
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      await knex.raw('update api_keys set last_used_at = now() where id = ?', [row.id]);
+    }
+    return {
+      accountId: row.account_id,
+      environment: row.environment,
+      keyId: row.id,
+      scopes: row.scopes,
+      plan: row.plan,
+    };
+  };
+}
+
+export function requireScope(auth: PlatformAuth, scope: string | undefined): void {
+  if (scope && !auth.scopes.includes(scope)) {
+    throw forbidden(`This API key lacks the "${scope}" scope`);
+  }
+}

@@ -1,0 +1,16 @@
+import { type Config, ConfigError, loadConfig } from '../config/env';
+import { createLogger, type Logger } from '../logging/logger';
+
+/** Loads the configuration or exits with a message naming every bad variable. */
+export function loadConfigOrExit(processName: string): { config: Config; logger: Logger } {
+  try {
+    const config = loadConfig();
+    return { config, logger: createLogger(config.logLevel, `voice-platform-${processName}`) };
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,169 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Plans, shared by accounts, rate limits and plan limits. */
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    HOST: z.string().default('0.0.0.0'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PUBLIC_URL: optionalString.pipe(z.url().optional()),
+    DATA_DIR: z.string().default('.data'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+    DATABASE_URL: optionalString,
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+
+    TEMPORAL_ADDRESS: optionalString,
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('voice-platform'),
+    TEMPORAL_CLI_PATH: optionalString,
+    TEMPORAL_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
+    TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
+    TEMPORAL_UI_URL: optionalString,
+
+    ENCRYPTION_KEY: optionalString,
+    ENCRYPTION_PREVIOUS_KEYS: optionalString,
+    ADMIN_TOKEN: optionalString,
+
+    AUTH_ISSUER: optionalString,
+    AUTH_AUDIENCE: optionalString,
+    AUTH_JWKS_URL: optionalString.pipe(z.url().optional()),
+    AUTH_ALGORITHMS: z.string().default('RS256'),
+
+    WEBHOOK_RETRY_DELAYS: z
+      .string()
+      .default('0,60,300,1800,7200')
+      .transform((v) => v.split(',').map((s) => Number(s.trim())))
+      .pipe(z.array(z.number().int().min(0)).min(1)),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+    OUTBOUND_ALLOW_PRIVATE: boolFromEnv.optional(),
+
+    LLM_BASE_URL: optionalString.pipe(z.url().optional()),
+    LLM_API_KEY: optionalString,
+    LLM_MODEL: z.string().default('gpt-4o-mini'),
+
+    DEFAULT_PLAN: z.enum(PLANS).default('free'),
+    RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+    ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+  })
+  .superRefine((env, ctx) => {
+    const auth = [env.AUTH_ISSUER, env.AUTH_AUDIENCE, env.AUTH_JWKS_URL];
+    if (auth.some(Boolean) && !auth.every(Boolean)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_ISSUER'],
+        message: 'AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URL must be set together',
+      });
+    }
+    if (env.NODE_ENV === 'production') {
+      for (const name of ['ENCRYPTION_KEY', 'ADMIN_TOKEN', 'AUTH_ISSUER', 'DATABASE_URL'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
+      }
+      if (env.RATE_LIMITS === 'off') {
+        ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: 'cannot be off in production' });
+      }
+    }
+  });
+
+export type RawEnv = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: RawEnv['NODE_ENV'];
+  isProduction: boolean;
+  host: string;
+  port: number;
+  publicUrl?: string;
+  dataDir: string;
+  logLevel: RawEnv['LOG_LEVEL'];
+  database: { url?: string; poolMax: number };
+  temporal: {
+    address?: string;
+    namespace: string;
+    taskQueue: string;
+    cliPath?: string;
+    devPort: number;
+    devUiPort: number;
+    uiUrl?: string;
+  };
+  encryption: { key?: string; previousKeys: string[] };
+  adminToken?: string;
+  auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
+  webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
+  outboundAllowPrivate: boolean;
+  llm: { baseUrl?: string; apiKey?: string; model: string };
+  defaultPlan: Plan;
+  rateLimits: { enabled: boolean; anonymousPerMinute: number };
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the environment once, with a message naming every bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  const e = parsed.data;
+  return {
+    env: e.NODE_ENV,
+    isProduction: e.NODE_ENV === 'production',
+    host: e.HOST,
+    port: e.PORT,
+    publicUrl: e.PUBLIC_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      devPort: e.TEMPORAL_PORT,
+      devUiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    encryption: {
+      key: e.ENCRYPTION_KEY,
+      previousKeys: (e.ENCRYPTION_PREVIOUS_KEYS ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    },
+    adminToken: e.ADMIN_TOKEN,
+    auth:
+      e.AUTH_ISSUER && e.AUTH_AUDIENCE && e.AUTH_JWKS_URL
+        ? {
+            issuer: e.AUTH_ISSUER,
+            audience: e.AUTH_AUDIENCE,
+            jwksUrl: e.AUTH_JWKS_URL,
+            algorithms: e.AUTH_ALGORITHMS.split(',').map((a) => a.trim()),
+          }
+        : undefined,
+    webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
+    llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    defaultPlan: e.DEFAULT_PLAN,
+    rateLimits: { enabled: e.RATE_LIMITS === 'on', anonymousPerMinute: e.ANONYMOUS_RATE_LIMIT },
+  };
+}
+
+/** The local PostgreSQL server used when DATABASE_URL is unset (development and tests). */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/voice_platform';

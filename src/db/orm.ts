@@ -1,0 +1,73 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, type Options, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+import type { Logger } from '../logging/logger';
+import { entities } from './entities';
+import { migrationsList } from './migrations';
+
+export type Orm = MikroORM;
+
+/** Arbitrary but fixed: serialises migrations when several processes start at once. */
+const MIGRATION_LOCK_ID = 72_337_001;
+
+export function ormOptions(url: string, poolMax: number): Options {
+  return {
+    driver: PostgreSqlDriver,
+    clientUrl: url,
+    entities,
+    extensions: [Migrator],
+    pool: { min: 0, max: poolMax },
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+    migrations: {
+      migrationsList,
+      tableName: 'mikro_orm_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
+  };
+}
+
+/** Creates the database named in the URL when the server lacks it (development and tests). */
+export async function ensureDatabaseExists(url: string, logger: Logger): Promise<void> {
+  const target = new URL(url);
+  const database = decodeURIComponent(target.pathname.replace(/^\//, '')) || 'postgres';
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) {
+      await client
+        .query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`)
+        .catch((error: { code?: string }) => {
+          if (error.code !== '42P04') throw error; // created concurrently by another process
+        });
+      logger.info({ database }, 'created database');
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export async function initOrm(opts: { url: string; poolMax: number }): Promise<Orm> {
+  return MikroORM.init(ormOptions(opts.url, opts.poolMax));
+}
+
+/** Runs pending migrations under an advisory lock, so concurrent starts apply each migration once. */
+export async function runMigrations(orm: Orm, logger: Logger): Promise<string[]> {
+  const knex = orm.em.getConnection().getKnex();
+  const connection = await knex.client.acquireConnection();
+  try {
+    await connection.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    const applied = await orm.getMigrator().up();
+    if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
+    return applied.map((m) => m.name);
+  } finally {
+    await connection.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
+    await knex.client.releaseConnection(connection);
+  }
+}

@@ -1,0 +1,167 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import { defaultRateClass, type RateClass } from '../ratelimit/classes';
+import { ErrorBodySchema } from './errors';
+import type { HttpMethod, OpenApiRegistry } from './openapi';
+import { parseOrThrow } from './validation';
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type AnyObject = z.ZodObject;
+
+export interface HandlerContext<TAuth, B, Q, P, H> {
+  auth: TAuth;
+  body: Out<B>;
+  query: Out<Q>;
+  params: Out<P>;
+  headers: Out<H>;
+  req: Request;
+  res: Response;
+}
+
+export interface RouteSpec<
+  TAuth,
+  B extends z.ZodType | undefined = undefined,
+  Q extends AnyObject | undefined = undefined,
+  P extends AnyObject | undefined = undefined,
+  H extends AnyObject | undefined = undefined,
+> {
+  method: HttpMethod;
+  /** Express path relative to the API root, e.g. `/keys/:id`. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** Platform v2 scope the key must carry, e.g. `secrets:read`. */
+  scope?: string;
+  /** Operation class for rate limiting; by default GET is read, /test|/execute|/trigger expensive, else write. */
+  rateClass?: RateClass;
+  body?: B;
+  query?: Q;
+  params?: P;
+  headers?: H;
+  /** Status of a successful answer (default 200) and its body schema. */
+  success?: { status?: number; description: string; schema?: z.ZodType };
+  handler: (ctx: HandlerContext<TAuth, B, Q, P, H>) => Promise<unknown> | unknown;
+}
+
+export interface ApiRootOptions<TAuth> {
+  /** Mount path, e.g. `/api/v2/developers`. */
+  basePath: string;
+  tag: string;
+  /** Name of the OpenAPI security scheme; omit for public routes. */
+  security?: string;
+  /** Resolves the caller or throws a 401 ApiError. */
+  authenticate: (req: Request, res: Response) => Promise<TAuth> | TAuth;
+  /** Applies the caller's rate limits (sets X-RateLimit-*; throws 429). */
+  limit?: (req: Request, res: Response, auth: TAuth, rateClass: RateClass) => Promise<void>;
+  /** Rate limits a request whose authentication failed (by address), before the 401 is sent. */
+  limitAnonymous?: (req: Request, res: Response) => Promise<void>;
+  /** Checks the caller may use the route (scopes); throws a 403 ApiError. */
+  authorize?: (auth: TAuth, scope: string | undefined) => void;
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorBodySchema } },
+});
+
+/**
+ * One API root (platform, console, marketplace, admin). Every route goes through the same pipeline:
+ * authenticate → rate limit → authorize → validate params, query, headers and body → handler, and is
+ * documented in the OpenAPI registry from the very zod schemas that validate it.
+ */
+export class ApiRoot<TAuth> {
+  readonly router: Router = express.Router({ mergeParams: false });
+
+  constructor(
+    private readonly options: ApiRootOptions<TAuth>,
+    private readonly registry: OpenApiRegistry,
+  ) {}
+
+  route<
+    B extends z.ZodType | undefined = undefined,
+    Q extends AnyObject | undefined = undefined,
+    P extends AnyObject | undefined = undefined,
+    H extends AnyObject | undefined = undefined,
+  >(spec: RouteSpec<TAuth, B, Q, P, H>): this {
+    const rateClass = spec.rateClass ?? defaultRateClass(spec.method, spec.path);
+    const successStatus = spec.success?.status ?? 200;
+    const { authenticate, limit, limitAnonymous, authorize } = this.options;
+
+    this.router[spec.method](spec.path, async (req: Request, res: Response) => {
+      let auth: TAuth;
+      try {
+        auth = await authenticate(req, res);
+      } catch (error) {
+        if (limitAnonymous) await limitAnonymous(req, res);
+        throw error;
+      }
+      if (limit) await limit(req, res, auth, rateClass);
+      authorize?.(auth, spec.scope);
+      const ctx: HandlerContext<TAuth, B, Q, P, H> = {
+        auth,
+        params: (spec.params ? parseOrThrow(spec.params, req.params, 'params') : req.params) as Out<P>,
+        query: (spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined) as Out<Q>,
+        headers: (spec.headers ? parseOrThrow(spec.headers, req.headers, 'headers') : undefined) as Out<H>,
+        body: (spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : undefined) as Out<B>,
+        req,
+        res,
+      };
+      const result = await spec.handler(ctx);
+      if (res.headersSent) return;
+      res.status(res.statusCode === 200 ? successStatus : res.statusCode).json(result);
+    });
+
+    this.registry.add(
+      spec.method,
+      this.options.basePath + spec.path,
+      this.operation(spec, rateClass, successStatus),
+    );
+    return this;
+  }
+
+  private operation(
+    spec: RouteSpec<
+      TAuth,
+      z.ZodType | undefined,
+      AnyObject | undefined,
+      AnyObject | undefined,
+      AnyObject | undefined
+    >,
+    rateClass: RateClass,
+    successStatus: number,
+  ): ZodOpenApiOperationObject {
+    const responses: ZodOpenApiResponsesObject = {
+      [String(successStatus)]: {
+        description: spec.success?.description ?? 'Success',
+        ...(spec.success?.schema ? { content: { 'application/json': { schema: spec.success.schema } } } : {}),
+      },
+      '400': errorResponse('Invalid body, query, path or headers (`VALIDATION_FAILED`, names every field)'),
+    };
+    if (this.options.security) {
+      responses['401'] = errorResponse('Missing or invalid credentials (`UNAUTHORIZED`)');
+      responses['403'] = errorResponse('Missing scope (`FORBIDDEN`) or plan limit (`PLAN_LIMIT_REACHED`)');
+    }
+    if (spec.params) responses['404'] = errorResponse('No such resource for this account (`NOT_FOUND`)');
+    if (this.options.limit) responses['429'] = errorResponse('Rate limit exceeded (`RATE_LIMIT_EXCEEDED`)');
+
+    const notes = [
+      spec.description,
+      spec.scope ? `Scope: \`${spec.scope}\`.` : undefined,
+      this.options.limit ? `Rate-limit class: \`${rateClass}\`.` : undefined,
+    ].filter(Boolean);
+    return {
+      tags: [this.options.tag],
+      summary: spec.summary,
+      description: notes.length ? notes.join('\n\n') : undefined,
+      security: this.options.security ? [{ [this.options.security]: [] }] : undefined,
+      requestParams: {
+        ...(spec.params ? { path: spec.params } : {}),
+        ...(spec.query ? { query: spec.query } : {}),
+        ...(spec.headers ? { header: spec.headers } : {}),
+      },
+      ...(spec.body ? { requestBody: { content: { 'application/json': { schema: spec.body } } } } : {}),
+      responses,
+    };
+  }
+}

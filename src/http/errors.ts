@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** Error codes of DESIGN.md ("Errors, envelopes, pagination"). */
+export type ErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'VALIDATION_FAILED'
+  | 'CONFLICT'
+  | 'PLAN_LIMIT_REACHED'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL';
+
+/** An error with a place in the contract: its status, code and message reach the client as they are. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly validationErrors?: string[],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    return {
+      success: false,
+      error: this.message,
+      code: this.code,
+      ...(this.validationErrors ? { validationErrors: this.validationErrors } : {}),
+    };
+  }
+}
+
+export const unauthorized = (message = 'Missing or invalid credentials') =>
+  new ApiError(401, 'UNAUTHORIZED', message);
+export const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
+export const notFound = (what = 'Resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
+export const validationFailed = (validationErrors: string[], message = 'Request validation failed') =>
+  new ApiError(400, 'VALIDATION_FAILED', message, validationErrors);
+export const conflict = (message: string, validationErrors?: string[]) =>
+  new ApiError(409, 'CONFLICT', message, validationErrors);
+export const planLimitReached = (message: string) => new ApiError(403, 'PLAN_LIMIT_REACHED', message);
+
+export const ErrorBodySchema = z
+  .object({
+    success: z.literal(false),
+    error: z.string().meta({ description: 'Human-readable message' }),
+    code: z.string().meta({ description: 'Machine-readable UPPER_SNAKE code', example: 'VALIDATION_FAILED' }),
+    validationErrors: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'One `<field>: <problem>` entry per problem' }),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;

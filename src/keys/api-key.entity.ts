@@ -1,0 +1,45 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { Account } from '../accounts/account.entity';
+import { newId } from '../common/ids';
+
+export const ENVIRONMENTS = ['live', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** An API key record (`key_…`). Only the SHA-256 of the key is kept; the key itself is shown once. */
+export class ApiKey {
+  [OptionalProps]?: 'id' | 'createdAt';
+  id: string = newId('key');
+  account!: string;
+  name!: string;
+  environment!: Environment;
+  keyHash!: string;
+  prefix!: string;
+  scopes!: string[];
+  createdAt: Date = new Date();
+  lastUsedAt?: Date;
+  revokedAt?: Date;
+}
+
+export const ApiKeySchema = new EntitySchema<ApiKey>({
+  class: ApiKey,
+  tableName: 'api_keys',
+  indexes: [{ name: 'api_keys_account_index', properties: ['account'] }],
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    account: {
+      kind: 'm:1',
+      entity: () => Account,
+      mapToPk: true,
+      deleteRule: 'cascade',
+      fieldName: 'account_id',
+    },
+    name: { type: 'string', length: 100 },
+    environment: { type: 'string', length: 8 },
+    keyHash: { type: 'string', length: 64, unique: 'api_keys_key_hash_unique' },
+    prefix: { type: 'string', length: 20 },
+    scopes: { type: 'string[]', columnType: 'text[]' },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    lastUsedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    revokedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+  },
+});

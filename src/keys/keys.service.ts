@@ -1,0 +1,54 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../http/errors';
+import { ApiKey, type Environment } from './api-key.entity';
+import { generateApiKey } from './key-material';
+import { ALL_SCOPES } from './scopes';
+
+export function keyView(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.environment,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+export async function createKey(
+  em: EntityManager,
+  accountId: string,
+  input: { name: string; environment: Environment; scopes?: string[] },
+) {
+  const { fullKey, keyHash, prefix } = generateApiKey(input.environment);
+  const key = em.create(ApiKey, {
+    account: accountId,
+    name: input.name,
+    environment: input.environment,
+    keyHash,
+    prefix,
+    scopes: input.scopes ?? [...ALL_SCOPES],
+  });
+  await em.flush();
+  const { lastUsedAt: _unused, ...view } = keyView(key);
+  return { ...view, fullKey };
+}
+
+export async function listKeys(em: EntityManager, accountId: string) {
+  const keys = await em.find(
+    ApiKey,
+    { account: accountId, revokedAt: null },
+    { orderBy: { createdAt: 'desc' } },
+  );
+  return keys.map(keyView);
+}
+
+/** Revokes at once: the platform reads keys without caching, so the next request with it is refused. */
+export async function revokeKey(em: EntityManager, accountId: string, keyId: string) {
+  const key = await em.findOne(ApiKey, { id: keyId, account: accountId, revokedAt: null });
+  if (!key) throw notFound('API key');
+  key.revokedAt = new Date();
+  await em.flush();
+  return { id: key.id, revokedAt: key.revokedAt.toISOString() };
+}

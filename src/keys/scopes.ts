@@ -1,0 +1,15 @@
+/** Scopes of DESIGN.md: `<area>:read` and `<area>:write` per area, plus `workflows:execute`. */
+export const SCOPE_AREAS = [
+  'mcp',
+  'tools',
+  'webhooks',
+  'workflows',
+  'activities',
+  'oauth',
+  'secrets',
+] as const;
+export const ALL_SCOPES = [
+  ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),
+  'workflows:execute',
+] as const;
+export type Scope = (typeof ALL_SCOPES)[number];

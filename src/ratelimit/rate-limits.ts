@@ -1,0 +1,103 @@
+import type { Response } from 'express';
+import type { Knex } from 'knex';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Plan } from '../config/env';
+import { ApiError } from '../http/errors';
+import { RATE_CLASSES, type RateClass } from './classes';
+
+/** Requests per minute of each plan (DESIGN.md "Rate limits"); enterprise has no plan budget. */
+export const PLAN_BUDGETS: Record<Plan, number | null> = { free: 60, pro: 600, enterprise: null };
+
+const WINDOW_SECONDS = 60;
+const TABLE = 'rate_limits';
+
+interface Outcome {
+  limit: number;
+  res: RateLimiterRes;
+  allowed: boolean;
+}
+
+/**
+ * Per-account-and-environment budgets in PostgreSQL, so every API instance shares the same counters:
+ * the plan budget and the operation-class budget are both consumed; the response headers report the
+ * tighter of the two, and a 429 names the one that ran out.
+ */
+export class RateLimits {
+  private readonly planLimiters = new Map<Plan, RateLimiterPostgres>();
+  private readonly classLimiters = new Map<RateClass, RateLimiterPostgres>();
+  private readonly anonymous: RateLimiterPostgres;
+
+  constructor(
+    knex: Knex,
+    private readonly enabled: boolean,
+    anonymousPerMinute: number,
+  ) {
+    const make = (keyPrefix: string, points: number) =>
+      new RateLimiterPostgres({
+        storeClient: knex,
+        storeType: 'knex',
+        tableName: TABLE,
+        tableCreated: true,
+        keyPrefix,
+        points,
+        duration: WINDOW_SECONDS,
+      });
+    for (const [plan, points] of Object.entries(PLAN_BUDGETS) as [Plan, number | null][]) {
+      if (points !== null) this.planLimiters.set(plan, make(`plan-${plan}`, points));
+    }
+    for (const [cls, points] of Object.entries(RATE_CLASSES) as [RateClass, number][]) {
+      this.classLimiters.set(cls, make(`class-${cls}`, points));
+    }
+    this.anonymous = make('anon', anonymousPerMinute);
+  }
+
+  /** Consumes one request for `subject` (account + environment); sets headers; throws 429 when over. */
+  async consume(res: Response, subject: string, plan: Plan, rateClass: RateClass): Promise<void> {
+    if (!this.enabled) return;
+    const classLimiter = this.classLimiters.get(rateClass)!;
+    const planLimiter = this.planLimiters.get(plan);
+    const outcomes = await Promise.all([
+      consumeOne(classLimiter, `${subject}:${rateClass}`),
+      planLimiter ? consumeOne(planLimiter, subject) : undefined,
+    ]);
+    const checked = outcomes.filter((o): o is Outcome => o !== undefined);
+    const blocked = checked.find((o) => !o.allowed);
+    const reported =
+      blocked ?? checked.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
+    setHeaders(res, reported);
+    if (blocked) {
+      const which = blocked === checked[0] ? `${rateClass} operations` : `the ${plan} plan`;
+      throw tooMany(res, blocked, `Rate limit exceeded: ${blocked.limit} requests per minute for ${which}`);
+    }
+  }
+
+  /** A small budget per client address for requests that failed authentication (key guessing). */
+  async consumeAnonymous(res: Response, address: string): Promise<void> {
+    if (!this.enabled) return;
+    const outcome = await consumeOne(this.anonymous, address);
+    setHeaders(res, outcome);
+    if (!outcome.allowed) {
+      throw tooMany(res, outcome, 'Too many unauthenticated requests from this address');
+    }
+  }
+}
+
+async function consumeOne(limiter: RateLimiterPostgres, key: string): Promise<Outcome> {
+  try {
+    return { limit: limiter.points, res: await limiter.consume(key), allowed: true };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { limit: limiter.points, res: rejection, allowed: false };
+    throw rejection;
+  }
+}
+
+function setHeaders(res: Response, { limit, res: outcome }: Outcome): void {
+  res.setHeader('X-RateLimit-Limit', String(limit));
+  res.setHeader('X-RateLimit-Remaining', String(Math.max(0, outcome.remainingPoints)));
+  res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + outcome.msBeforeNext) / 1000)));
+}
+
+function tooMany(res: Response, outcome: Outcome, message: string): ApiError {
+  res.setHeader('Retry-After', String(Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000))));
+  return new ApiError(429, 'RATE_LIMIT_EXCEEDED', message);
+}

@@ -1,0 +1,37 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { Account } from '../accounts/account.entity';
+import { newId } from '../common/ids';
+import type { Environment } from '../keys/api-key.entity';
+
+/** A named secret for `{{secrets.NAME}}` templates; the value is only ever stored encrypted. */
+export class Secret {
+  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt';
+  id: string = newId('sec');
+  account!: string;
+  environment!: Environment;
+  name!: string;
+  ciphertext!: string;
+  createdAt: Date = new Date();
+  updatedAt: Date = new Date();
+}
+
+export const SecretSchema = new EntitySchema<Secret>({
+  class: Secret,
+  tableName: 'secrets',
+  uniques: [{ name: 'secrets_owner_name_unique', properties: ['account', 'environment', 'name'] }],
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    account: {
+      kind: 'm:1',
+      entity: () => Account,
+      mapToPk: true,
+      deleteRule: 'cascade',
+      fieldName: 'account_id',
+    },
+    environment: { type: 'string', length: 8 },
+    name: { type: 'string', length: 64 },
+    ciphertext: { type: 'text' },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+  },
+});

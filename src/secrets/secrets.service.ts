@@ -1,0 +1,95 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Encryptor } from '../crypto/encryption';
+import { notFound, validationFailed } from '../http/errors';
+import type { Environment } from '../keys/api-key.entity';
+import { Secret } from './secret.entity';
+
+export interface Owner {
+  accountId: string;
+  environment: Environment;
+}
+
+/** Additional data binding a ciphertext to its row and owner: moved elsewhere, it no longer decrypts. */
+const aad = (secret: Secret) => `secret:${secret.id}:${secret.account}:${secret.environment}:${secret.name}`;
+
+const view = (s: Pick<Secret, 'name' | 'createdAt' | 'updatedAt'>) => ({
+  name: s.name,
+  createdAt: s.createdAt.toISOString(),
+  updatedAt: s.updatedAt.toISOString(),
+});
+
+/** Creates or replaces a secret; `created` tells which. */
+export async function putSecret(
+  em: EntityManager,
+  encryptor: Encryptor,
+  owner: Owner,
+  name: string,
+  value: string,
+) {
+  let secret = await em.findOne(Secret, { account: owner.accountId, environment: owner.environment, name });
+  const created = !secret;
+  if (!secret) {
+    secret = em.create(Secret, {
+      account: owner.accountId,
+      environment: owner.environment,
+      name,
+      ciphertext: '',
+    });
+  } else {
+    secret.updatedAt = new Date();
+  }
+  secret.ciphertext = encryptor.encrypt(value, aad(secret));
+  await em.flush();
+  return { created, secret: view(secret) };
+}
+
+export async function listSecrets(em: EntityManager, owner: Owner, page: { limit: number; offset: number }) {
+  const [rows, total] = await em.findAndCount(
+    Secret,
+    { account: owner.accountId, environment: owner.environment },
+    {
+      orderBy: { name: 'asc' },
+      limit: page.limit,
+      offset: page.offset,
+      fields: ['name', 'createdAt', 'updatedAt'],
+    },
+  );
+  return { data: rows.map(view), total };
+}
+
+export async function deleteSecret(em: EntityManager, owner: Owner, name: string) {
+  const removed = await em.nativeDelete(Secret, {
+    account: owner.accountId,
+    environment: owner.environment,
+    name,
+  });
+  if (removed === 0) throw notFound('Secret');
+  return { deleted: true as const, name };
+}
+
+/**
+ * Decrypted values for `{{secrets.NAME}}` substitution by tools and MCP servers. An unknown name is a
+ * 400 naming it. Values must never be logged, returned or put in events.
+ */
+export async function resolveSecrets(
+  em: EntityManager,
+  encryptor: Encryptor,
+  owner: Owner,
+  names: string[],
+): Promise<Map<string, string>> {
+  const unique = [...new Set(names)];
+  if (unique.length === 0) return new Map();
+  const rows = await em.find(Secret, {
+    account: owner.accountId,
+    environment: owner.environment,
+    name: unique,
+  });
+  const missing = unique.filter((n) => !rows.some((r) => r.name === n));
+  if (missing.length) {
+    throw validationFailed(
+      missing.map((n) => `secrets.${n}: no such secret`),
+      `Unknown secret: ${missing.join(', ')}`,
+    );
+  }
+  return new Map(rows.map((r) => [r.name, encryptor.decrypt(r.ciphertext, aad(r))]));
+}

@@ -1,0 +1,337 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection, isGrpcServiceError } from '@temporalio/client';
+import type { SearchAttributeType } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { Logger } from 'pino';
+import { findTemporalCli, temporalCliCacheDir } from './cli';
+
+/** Search attribute types as spelled by the Temporal CLI (`--search-attribute Name=Type`). */
+export type SearchAttributeTypeName =
+  | 'Keyword'
+  | 'Text'
+  | 'Int'
+  | 'Double'
+  | 'Bool'
+  | 'Datetime'
+  | 'KeywordList';
+
+export interface DevServerOptions {
+  logger: Logger;
+  /** Persistent SQLite file; omit for in-memory. */
+  dbFilename?: string;
+  /** 0 or undefined = pick a free port. */
+  port?: number;
+  /** 0 or undefined = pick a free port. The UI is always on. */
+  uiPort?: number;
+  namespace: string;
+  searchAttributes: Record<string, SearchAttributeTypeName>;
+  /** Default 127.0.0.1. */
+  ip?: string;
+}
+
+export interface DevServer {
+  /** host:port of the gRPC frontend. */
+  address: string;
+  uiUrl: string;
+  stop(): Promise<void>;
+}
+
+const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
+
+const INDEXED_VALUE_TYPES: Record<SearchAttributeTypeName, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  Bool: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+  Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+  KeywordList: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+const SDK_SEARCH_ATTRIBUTE_TYPES: Record<SearchAttributeTypeName, SearchAttributeType> = {
+  Keyword: 'KEYWORD',
+  Text: 'TEXT',
+  Int: 'INT',
+  Double: 'DOUBLE',
+  Bool: 'BOOL',
+  Datetime: 'DATETIME',
+  KeywordList: 'KEYWORD_LIST',
+};
+
+// gRPC status codes (kept local to avoid depending on @grpc/grpc-js directly).
+const GRPC_ALREADY_EXISTS = 6;
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNIMPLEMENTED = 12;
+
+const STARTUP_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * Starts a Temporal dev server (SQLite, UI on) with the namespace and search attributes ready to use.
+ * Uses the CLI found by `findTemporalCli`, or the SDK's cached download when there is none.
+ */
+export async function startTemporalDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const ip = opts.ip ?? '127.0.0.1';
+  const cli = await findTemporalCli({ logger: opts.logger });
+  const [httpPort, metricsPort, freePort, freeUiPort] = await findFreePorts(ip, 4);
+  const ports = { port: opts.port || freePort, uiPort: opts.uiPort || freeUiPort, httpPort, metricsPort };
+  return cli ? spawnDevServer(cli, ip, ports, opts) : startWithSdkDownload(ip, ports, opts);
+}
+
+interface Ports {
+  port: number;
+  uiPort: number;
+  httpPort: number;
+  metricsPort: number;
+}
+
+async function spawnDevServer(
+  cli: string,
+  ip: string,
+  ports: Ports,
+  opts: DevServerOptions,
+): Promise<DevServer> {
+  const { logger } = opts;
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(ports.port),
+    '--ui-port',
+    String(ports.uiPort),
+    '--http-port',
+    String(ports.httpPort),
+    '--metrics-port',
+    String(ports.metricsPort),
+    '--namespace',
+    opts.namespace,
+    '--log-level',
+    'warn',
+    // Don't phone home to temporal.io for version checks.
+    '--dynamic-config-value',
+    'frontend.enableServerVersionCheck=false',
+    ...(opts.dbFilename ? ['--db-filename', opts.dbFilename] : []),
+    ...Object.entries(opts.searchAttributes).flatMap(([name, type]) => [
+      '--search-attribute',
+      `${name}=${type}`,
+    ]),
+  ];
+  const started = Date.now();
+  logger.debug({ cli, args }, 'Starting Temporal dev server');
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+  const watchdog = spawnWatchdog(child);
+
+  // 'close' (not 'exit') so that all output has been read; 'error' covers a failed spawn.
+  let exitReason: string | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('close', (code, signal) => {
+      exitReason ??= `exited with ${signal ?? code}`;
+      resolve();
+    });
+    child.once('error', (err) => {
+      exitReason ??= `failed to run ${cli}: ${err.message}`;
+      resolve();
+    });
+  });
+  void exited.then(() => {
+    process.off('exit', killOnExit);
+    watchdog?.kill();
+  });
+
+  // Startup and shutdown produce expected warnings (dial errors, cancelled polls): log them at debug only.
+  let phase: 'starting' | 'running' | 'stopping' = 'starting';
+  const tail: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      tail.push(line);
+      if (tail.length > 30) tail.shift();
+      if (phase === 'running' && /\blevel=(WARN|ERROR|FATAL|PANIC)\b/i.test(line))
+        logger.warn(`temporal: ${line}`);
+      else logger.debug(`temporal: ${line}`);
+    });
+  }
+
+  const address = hostPort(ip, ports.port);
+  const stop = async () => {
+    phase = 'stopping';
+    if (exitReason) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    await waitUntilReady(address, opts.namespace, Object.keys(opts.searchAttributes), () => exitReason);
+  } catch (err) {
+    await stop();
+    throw new Error(`Temporal dev server did not start: ${(err as Error).message}\n${tail.join('\n')}`);
+  }
+  phase = 'running';
+  const uiUrl = `http://${hostPort(ip, ports.uiPort)}`;
+  logger.info(
+    { address, uiUrl, startupMs: Date.now() - started, pid: child.pid },
+    'Temporal dev server ready',
+  );
+  return { address, uiUrl, stop };
+}
+
+/**
+ * A tiny `sh` loop that SIGKILLs the server once this process is gone, covering deaths the 'exit' hook
+ * can't see (SIGKILL, unhandled signals). POSIX only.
+ */
+function spawnWatchdog(child: ChildProcess): ChildProcess | undefined {
+  if (process.platform === 'win32' || child.pid === undefined) return undefined;
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${child.pid} 2>/dev/null`;
+  const watchdog = spawn('/bin/sh', ['-c', script], { stdio: 'ignore' });
+  watchdog.on('error', () => {}); // best effort
+  watchdog.unref();
+  return watchdog;
+}
+
+async function startWithSdkDownload(ip: string, ports: Ports, opts: DevServerOptions): Promise<DevServer> {
+  const { logger } = opts;
+  logger.info('No Temporal CLI found; starting the dev server from the Temporal SDK download');
+  // Loaded lazily: @temporalio/testing pulls in the native worker bridge.
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const started = Date.now();
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: {
+        type: 'cached-download',
+        downloadDir: path.join(path.dirname(temporalCliCacheDir()), 'temporal-sdk-download'),
+      },
+      ip,
+      port: ports.port,
+      ui: true,
+      uiPort: ports.uiPort,
+      dbFilename: opts.dbFilename,
+      namespace: opts.namespace,
+      searchAttributes: Object.entries(opts.searchAttributes).map(([name, type]) => ({
+        name,
+        type: SDK_SEARCH_ATTRIBUTE_TYPES[type],
+      })),
+      extraArgs: ['--http-port', String(ports.httpPort), '--metrics-port', String(ports.metricsPort)],
+    },
+  });
+  try {
+    await waitUntilReady(env.address, opts.namespace, Object.keys(opts.searchAttributes), () => undefined);
+  } catch (err) {
+    await env.teardown();
+    throw err;
+  }
+  const uiUrl = `http://${hostPort(ip, ports.uiPort)}`;
+  logger.info({ address: env.address, uiUrl, startupMs: Date.now() - started }, 'Temporal dev server ready');
+  return { address: env.address, uiUrl, stop: () => env.teardown() };
+}
+
+/**
+ * Polls until the frontend answers and the search attributes are visible in the namespace.
+ * `failure()` returns a reason to give up early (e.g. the process exited).
+ */
+async function waitUntilReady(
+  address: string,
+  namespace: string,
+  searchAttributes: string[],
+  failure: () => string | undefined,
+): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const reason = failure();
+    if (reason) throw new Error(reason);
+    let connection: Connection | undefined;
+    try {
+      connection = await Connection.connect({ address, connectTimeout: '2s' });
+      await connection.workflowService.getSystemInfo({});
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+      const missing = searchAttributes.filter((name) => !(name in customAttributes));
+      if (missing.length === 0) return;
+      lastError = new Error(`search attributes not registered yet: ${missing.join(', ')}`);
+    } catch (err) {
+      lastError = err;
+    } finally {
+      await connection?.close();
+    }
+    await sleep(200);
+  }
+  throw new Error(
+    `not ready after ${STARTUP_TIMEOUT_MS / 1000}s: ${(lastError as Error)?.message ?? lastError}`,
+  );
+}
+
+/**
+ * Adds missing custom search attributes to a namespace on an external Temporal (TEMPORAL_ADDRESS).
+ * Where the operator API is not allowed (e.g. Temporal Cloud) it logs a warning and carries on; register
+ * them there with `tcld` or the Cloud UI instead.
+ */
+export async function registerSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  attrs: Record<string, SearchAttributeTypeName>,
+  logger: Logger,
+): Promise<void> {
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    for (const [name, type] of Object.entries(attrs)) {
+      const existing = customAttributes[name];
+      if (existing !== undefined) {
+        if (existing !== INDEXED_VALUE_TYPES[type]) {
+          logger.warn(
+            { namespace, name, expected: type, actual: IndexedValueType[existing] },
+            'Search attribute type differs',
+          );
+        }
+        continue;
+      }
+      try {
+        await connection.operatorService.addSearchAttributes({
+          namespace,
+          searchAttributes: { [name]: INDEXED_VALUE_TYPES[type] },
+        });
+        logger.info({ namespace, name, type }, 'Registered search attribute');
+      } catch (err) {
+        if (!(isGrpcServiceError(err) && err.code === GRPC_ALREADY_EXISTS)) throw err;
+      }
+    }
+  } catch (err) {
+    if (isGrpcServiceError(err) && (err.code === GRPC_PERMISSION_DENIED || err.code === GRPC_UNIMPLEMENTED)) {
+      logger.warn(
+        { namespace, attributes: attrs, err: err.details },
+        'Cannot register search attributes on this Temporal server; register them manually',
+      );
+      return;
+    }
+    throw err;
+  }
+}
+
+/** Reserves `count` distinct free TCP ports by binding them all at once, then releases them. */
+async function findFreePorts(ip: string, count: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = net.createServer();
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, ip, resolve);
+      });
+    }
+    return servers.map((server) => (server.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
+function hostPort(host: string, port: number): string {
+  return net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
+}

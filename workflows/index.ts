@@ -1,0 +1,2 @@
+/** Every workflow the worker registers. Keep workflow code deterministic: no I/O, only activities. */
+export * from './system-ping';
