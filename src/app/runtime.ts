@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
@@ -24,6 +25,13 @@ export interface Dependencies {
   stop(): Promise<void>;
 }
 
+/** The same server's maintenance database: reachable even before our database is created. */
+function serverUrl(url: string): string {
+  const u = new URL(url);
+  u.pathname = '/postgres';
+  return u.toString();
+}
+
 /** The Temporal address used by `npm run api` / `npm run worker` when TEMPORAL_ADDRESS is unset. */
 const LOCAL_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 
@@ -36,6 +44,7 @@ export async function resolveDependencies(
   logger: Logger,
   embedded: boolean,
 ): Promise<Dependencies> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch((error) => logger.warn({ err: error }, 'stop failed'));
@@ -43,7 +52,7 @@ export async function resolveDependencies(
   try {
     let databaseUrl = config.database.url ?? DEFAULT_DATABASE_URL;
     let poolMax = config.database.poolMax;
-    if (!config.database.url && embedded && !(await isPostgresReachable(DEFAULT_DATABASE_URL))) {
+    if (!config.database.url && embedded && !(await isPostgresReachable(serverUrl(DEFAULT_DATABASE_URL)))) {
       logger.warn('no PostgreSQL at 127.0.0.1:5432 and DATABASE_URL unset: serving an embedded PGlite');
       const pg = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pglite'), logger });
       stops.push(() => pg.stop());
@@ -90,7 +99,7 @@ export async function buildContext(
 ): Promise<AppContext & { close(): Promise<void> }> {
   const orm = await initOrm({ url: deps.databaseUrl, poolMax: deps.poolMax });
   try {
-    if (opts.migrate) await runMigrations(orm, logger);
+    if (opts.migrate) await runMigrations(orm, logger, { lock: deps.poolMax > 1 });
     const temporal = await connectTemporalClient({
       address: deps.temporalAddress,
       namespace: config.temporal.namespace,

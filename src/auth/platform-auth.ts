@@ -20,8 +20,8 @@ interface KeyRow {
   account_id: string;
   environment: Environment;
   scopes: string[];
-  last_used_at: Date | null;
-  revoked_at: Date | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
   plan: Plan;
 }
 
@@ -45,7 +45,7 @@ export function platformAuthenticator(ctx: AppContext) {
     const row = result.rows[0];
     if (!row) throw unauthorized('Invalid API key');
     if (row.revoked_at) throw unauthorized('This API key has been revoked');
-    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
       await knex.raw('update api_keys set last_used_at = now() where id = ?', [row.id]);
     }
     return {

@@ -26,6 +26,7 @@ export function ormOptions(url: string, poolMax: number): Options {
       transactional: true,
       allOrNothing: true,
       snapshot: false,
+      silent: true,
     },
   };
 }
@@ -57,17 +58,26 @@ export async function initOrm(opts: { url: string; poolMax: number }): Promise<O
   return MikroORM.init(ormOptions(opts.url, opts.poolMax));
 }
 
-/** Runs pending migrations under an advisory lock, so concurrent starts apply each migration once. */
-export async function runMigrations(orm: Orm, logger: Logger): Promise<string[]> {
-  const knex = orm.em.getConnection().getKnex();
-  const connection = await knex.client.acquireConnection();
+/**
+ * Runs pending migrations. With `lock`, a session advisory lock held on a separate connection
+ * serialises concurrent starts, so each migration is applied once (the embedded single-session
+ * PGlite runs without it).
+ */
+export async function runMigrations(
+  orm: Orm,
+  logger: Logger,
+  opts: { lock: boolean } = { lock: true },
+): Promise<string[]> {
+  const lockClient = opts.lock ? new Client({ connectionString: orm.config.get('clientUrl') }) : undefined;
+  if (lockClient) {
+    await lockClient.connect();
+    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+  }
   try {
-    await connection.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     const applied = await orm.getMigrator().up();
     if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
     return applied.map((m) => m.name);
   } finally {
-    await connection.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
-    await knex.client.releaseConnection(connection);
+    await lockClient?.end().catch(() => undefined);
   }
 }

@@ -178,7 +178,7 @@ async function spawnDevServer(
   phase = 'running';
   const uiUrl = `http://${hostPort(ip, ports.uiPort)}`;
   logger.info(
-    { address, uiUrl, startupMs: Date.now() - started, pid: child.pid },
+    { address, uiUrl, startupMs: Date.now() - started, serverPid: child.pid },
     'Temporal dev server ready',
   );
   return { address, uiUrl, stop };

@@ -1,0 +1,132 @@
+import http from 'node:http';
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { signDevToken } from '../src/auth/dev-idp';
+import { call, startTestApp, type TestApp } from './support/test-app';
+
+/** A real identity provider's JWKS endpoint, served over HTTP by the test. */
+async function startJwksServer(jwks: { keys: JWK[] }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/.well-known/jwks.json') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(jwks));
+    } else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const ISSUER = 'https://idp.example.test/';
+const AUDIENCE = 'voice-console';
+
+describe('console v1 authentication (ID tokens verified against a JWKS)', () => {
+  let app: TestApp;
+  let jwks: { url: string; close(): Promise<void> };
+  let privateKey: CryptoKey;
+  let otherKey: CryptoKey;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256', { extractable: true });
+    privateKey = pair.privateKey as CryptoKey;
+    otherKey = (await generateKeyPair('RS256')).privateKey as CryptoKey;
+    jwks = await startJwksServer({
+      keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256' }],
+    });
+    app = await startTestApp({ AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_JWKS_URL: jwks.url });
+  });
+  afterAll(async () => {
+    await app.close();
+    await jwks.close();
+  });
+
+  const sign = (
+    claims: { iss?: string; aud?: string; exp?: number | string; sub?: string },
+    key = privateKey,
+  ) =>
+    new SignJWT({ email: 'jwks-user@example.com' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(claims.iss ?? ISSUER)
+      .setAudience(claims.aud ?? AUDIENCE)
+      .setSubject(claims.sub ?? 'user-123')
+      .setIssuedAt()
+      .setExpirationTime(claims.exp ?? '5m')
+      .sign(key);
+
+  const me = (token?: string) => call(app.baseUrl, 'GET', '/api/v1/developers/me', { token });
+
+  it('creates the account on first use and returns the same one after', async () => {
+    const first = await me(await sign({ sub: 'first-use' }));
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      publisherId: expect.stringMatching(/^pub_/),
+      email: 'jwks-user@example.com',
+      plan: 'free',
+    });
+    const again = await me(await sign({ sub: 'first-use' }));
+    expect(again.body.publisherId).toBe(first.body.publisherId);
+  });
+
+  it('creates exactly one account under concurrent first calls', async () => {
+    const token = await sign({ sub: 'concurrent' });
+    const results = await Promise.all(Array.from({ length: 5 }, () => me(token)));
+    expect(new Set(results.map((r) => r.body.publisherId)).size).toBe(1);
+  });
+
+  it.each([
+    ['expired', () => sign({ exp: Math.floor(Date.now() / 1000) - 600 }), /expired/],
+    ['wrong issuer', () => sign({ iss: 'https://evil.example/' }), /iss/],
+    ['wrong audience', () => sign({ aud: 'someone-else' }), /aud/],
+    ['signed by another key', () => sign({}, otherKey), /Invalid ID token/],
+    [
+      'unsigned (alg none)',
+      async () => {
+        const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        const now = Math.floor(Date.now() / 1000);
+        return `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ iss: ISSUER, aud: AUDIENCE, sub: 'x', iat: now, exp: now + 300 })}.`;
+      },
+      /Invalid ID token/,
+    ],
+    ['garbage', async () => 'not-a-jwt', /Invalid ID token/],
+    [
+      'a dev IdP token when a real IdP is configured',
+      () => signDevToken(app.dataDir, 'dev@example.com'),
+      /Invalid ID token|iss/,
+    ],
+  ])('401 for an %s token', async (_name, make, message) => {
+    const res = await me(await make());
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: expect.stringMatching(message), code: 'UNAUTHORIZED' });
+  });
+
+  it('401 without a token', async () => {
+    const res = await me();
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('console v1 with the local dev identity provider (AUTH_* unset)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  it('accepts tokens printed by `npm run token` and rejects tampered ones', async () => {
+    const token = await signDevToken(app.dataDir, 'Someone@Example.com');
+    const ok = await call(app.baseUrl, 'GET', '/api/v1/developers/me', { token });
+    expect(ok.status).toBe(200);
+    expect(ok.body.email).toBe('Someone@Example.com');
+    const [h, p, s] = token.split('.');
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...payload, sub: 'dev|admin@example.com' })).toString('base64url')}.${s}`;
+    const bad = await call(app.baseUrl, 'GET', '/api/v1/developers/me', { token: forged });
+    expect(bad.status).toBe(401);
+  });
+});

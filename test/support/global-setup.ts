@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { buildContext, startWorker } from '../../src/app/runtime';
+import { loadConfig } from '../../src/config/env';
+import { ensureDatabaseExists } from '../../src/db/orm';
+import { createLogger } from '../../src/logging/logger';
+import { startTemporalDevServer } from '../../src/temporal/dev-server';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { databaseUrl, TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, testServerUrl } from './env';
+
+/**
+ * Once per run: a real Temporal dev server on free ports, a fresh PostgreSQL database with the
+ * migrations applied, and a real worker polling a run-specific task queue.
+ */
+export default async function globalSetup(): Promise<void> {
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'test-setup');
+  const admin = new Client({ connectionString: testServerUrl(), connectionTimeoutMillis: 5000 });
+  await admin.connect().catch((error) => {
+    throw new Error(`PostgreSQL is not reachable at ${testServerUrl()} (${error.message}); start it first`);
+  });
+  await admin.end();
+
+  const temporal = await startTemporalDevServer({
+    logger,
+    namespace: 'default',
+    searchAttributes: SEARCH_ATTRIBUTES,
+  });
+  const dbName = `vp_test_${Date.now().toString(36)}_${process.pid}`;
+  const url = databaseUrl(dbName);
+  await ensureDatabaseExists(url, logger);
+  const taskQueue = `vp-test-${process.pid}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-test-'));
+
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  });
+  const ctx = await buildContext(
+    config,
+    logger,
+    { databaseUrl: url, poolMax: 5, temporalAddress: temporal.address },
+    {
+      migrate: true,
+      registerSearchAttributes: false,
+    },
+  );
+  const worker = await startWorker(ctx, temporal.address);
+
+  Object.assign(process.env, {
+    VP_TEST_DATABASE_URL: url,
+    VP_TEST_DATABASE_NAME: dbName,
+    VP_TEST_TEMPORAL_ADDRESS: temporal.address,
+    VP_TEST_TEMPORAL_UI: temporal.uiUrl,
+    VP_TEST_TASK_QUEUE: taskQueue,
+  });
+  (globalThis as Record<string, unknown>).__VP_TEST__ = { temporal, ctx, worker, dbName, dataDir };
+}
