@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
 import { signDevToken } from '../src/auth/dev-idp';
 import { call, startTestApp, type TestApp } from './support/test-app';
 
@@ -28,13 +28,13 @@ const AUDIENCE = 'voice-console';
 describe('console v1 authentication (ID tokens verified against a JWKS)', () => {
   let app: TestApp;
   let jwks: { url: string; close(): Promise<void> };
-  let privateKey: CryptoKey;
-  let otherKey: CryptoKey;
+  let privateKey: KeyLike;
+  let otherKey: KeyLike;
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256', { extractable: true });
-    privateKey = pair.privateKey as CryptoKey;
-    otherKey = (await generateKeyPair('RS256')).privateKey as CryptoKey;
+    privateKey = pair.privateKey as KeyLike;
+    otherKey = (await generateKeyPair('RS256')).privateKey as KeyLike;
     jwks = await startJwksServer({
       keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256' }],
     });

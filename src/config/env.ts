@@ -14,69 +14,67 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const envSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    HOST: z.string().default('0.0.0.0'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    PUBLIC_URL: optionalString.pipe(z.url().optional()),
-    DATA_DIR: z.string().default('.data'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_URL: optionalString.pipe(z.url().optional()),
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
-    DATABASE_URL: optionalString,
-    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_URL: optionalString,
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
 
-    TEMPORAL_ADDRESS: optionalString,
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    TEMPORAL_TASK_QUEUE: z.string().min(1).default('voice-platform'),
-    TEMPORAL_CLI_PATH: optionalString,
-    TEMPORAL_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
-    TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
-    TEMPORAL_UI_URL: optionalString,
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('voice-platform'),
+  TEMPORAL_CLI_PATH: optionalString,
+  TEMPORAL_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
+  TEMPORAL_UI_URL: optionalString,
 
-    ENCRYPTION_KEY: optionalString,
-    ENCRYPTION_PREVIOUS_KEYS: optionalString,
-    ADMIN_TOKEN: optionalString,
+  ENCRYPTION_KEY: optionalString,
+  ENCRYPTION_PREVIOUS_KEYS: optionalString,
+  ADMIN_TOKEN: optionalString,
 
-    AUTH_ISSUER: optionalString,
-    AUTH_AUDIENCE: optionalString,
-    AUTH_JWKS_URL: optionalString.pipe(z.url().optional()),
-    AUTH_ALGORITHMS: z.string().default('RS256'),
+  AUTH_ISSUER: optionalString,
+  AUTH_AUDIENCE: optionalString,
+  AUTH_JWKS_URL: optionalString.pipe(z.url().optional()),
+  AUTH_ALGORITHMS: z.string().default('RS256'),
 
-    WEBHOOK_RETRY_DELAYS: z
-      .string()
-      .default('0,60,300,1800,7200')
-      .transform((v) => v.split(',').map((s) => Number(s.trim())))
-      .pipe(z.array(z.number().int().min(0)).min(1)),
-    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
-    OUTBOUND_ALLOW_PRIVATE: boolFromEnv.optional(),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .default('0,60,300,1800,7200')
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .pipe(z.array(z.number().int().min(0)).min(1)),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  OUTBOUND_ALLOW_PRIVATE: boolFromEnv.optional(),
 
-    LLM_BASE_URL: optionalString.pipe(z.url().optional()),
-    LLM_API_KEY: optionalString,
-    LLM_MODEL: z.string().default('gpt-4o-mini'),
+  LLM_BASE_URL: optionalString.pipe(z.url().optional()),
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: z.string().default('gpt-4o-mini'),
 
-    DEFAULT_PLAN: z.enum(PLANS).default('free'),
-    RATE_LIMITS: z.enum(['on', 'off']).default('on'),
-    ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
-  })
-  .superRefine((env, ctx) => {
-    const auth = [env.AUTH_ISSUER, env.AUTH_AUDIENCE, env.AUTH_JWKS_URL];
-    if (auth.some(Boolean) && !auth.every(Boolean)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['AUTH_ISSUER'],
-        message: 'AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URL must be set together',
-      });
+  DEFAULT_PLAN: z.enum(PLANS).default('free'),
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+});
+
+/** Rules across variables, checked on the raw environment so they are reported with every other problem. */
+function crossFieldProblems(source: NodeJS.ProcessEnv): string[] {
+  const set = (name: string) => Boolean(source[name]?.trim());
+  const problems: string[] = [];
+  const auth = ['AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URL'];
+  if (auth.some(set) && !auth.every(set)) {
+    problems.push('AUTH_ISSUER: AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URL must be set together');
+  }
+  if (source.NODE_ENV === 'production') {
+    for (const name of ['ENCRYPTION_KEY', 'ADMIN_TOKEN', 'AUTH_ISSUER', 'DATABASE_URL']) {
+      if (!set(name)) problems.push(`${name}: is required in production`);
     }
-    if (env.NODE_ENV === 'production') {
-      for (const name of ['ENCRYPTION_KEY', 'ADMIN_TOKEN', 'AUTH_ISSUER', 'DATABASE_URL'] as const) {
-        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
-      }
-      if (env.RATE_LIMITS === 'off') {
-        ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: 'cannot be off in production' });
-      }
-    }
-  });
+    if (source.RATE_LIMITS === 'off') problems.push('RATE_LIMITS: cannot be off in production');
+  }
+  return problems;
+}
 
 export type RawEnv = z.infer<typeof envSchema>;
 
@@ -118,9 +116,11 @@ export class ConfigError extends Error {
 /** Reads and validates the environment once, with a message naming every bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(source);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`)),
+    ...crossFieldProblems(source),
+  ];
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   return {
     env: e.NODE_ENV,

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -6,28 +6,35 @@ export type { Logger };
  * Structured JSON logs on stdout. Credentials and secret values are redacted wherever they
  * could appear, so a stray `logger.info({ body })` never leaks one.
  */
-export function createLogger(level: string, name = 'voice-platform'): Logger {
-  return pino({
-    name,
-    level,
-    base: { service: name },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: {
-      paths: [
-        'authorization',
-        'headers.authorization',
-        'req.headers.authorization',
-        '*.value',
-        '*.secret',
-        '*.fullKey',
-        '*.token',
-        '*.password',
-        '*.clientSecret',
-        'value',
-        'secret',
-        'fullKey',
-      ],
-      censor: '[redacted]',
+export function createLogger(
+  level: string,
+  name = 'voice-platform',
+  destination?: DestinationStream,
+): Logger {
+  return pino(
+    {
+      name,
+      level,
+      base: { service: name },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: [
+          'authorization',
+          'headers.authorization',
+          'req.headers.authorization',
+          '*.value',
+          '*.secret',
+          '*.fullKey',
+          '*.token',
+          '*.password',
+          '*.clientSecret',
+          'value',
+          'secret',
+          'fullKey',
+        ],
+        censor: '[redacted]',
+      },
     },
-  });
+    destination,
+  );
 }

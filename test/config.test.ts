@@ -1,0 +1,68 @@
+import { Writable } from 'node:stream';
+import { ConfigError, loadConfig } from '../src/config/env';
+import { createLogger } from '../src/logging/logger';
+
+describe('configuration', () => {
+  it('has the defaults of DESIGN.md', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.temporal.namespace).toBe('default');
+    expect(config.webhooks.retryDelaysSeconds).toEqual([0, 60, 300, 1800, 7200]);
+    expect(config.webhooks.timeoutMs).toBe(30_000);
+    expect(config.outboundAllowPrivate).toBe(true);
+    expect(config.defaultPlan).toBe('free');
+    expect(config.rateLimits.enabled).toBe(true);
+  });
+
+  it('names every bad variable', () => {
+    try {
+      loadConfig({
+        PORT: 'abc',
+        AUTH_ISSUER: 'https://idp',
+        DEFAULT_PLAN: 'gold',
+        WEBHOOK_RETRY_DELAYS: '0,x',
+      });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const text = (error as ConfigError).problems.join('\n');
+      for (const name of ['PORT', 'AUTH_ISSUER', 'DEFAULT_PLAN', 'WEBHOOK_RETRY_DELAYS'])
+        expect(text).toContain(name);
+    }
+  });
+
+  it('requires secrets and an identity provider in production, and refuses RATE_LIMITS=off there', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', RATE_LIMITS: 'off' })).toThrow(
+      /ENCRYPTION_KEY: is required in production[\s\S]*ADMIN_TOKEN[\s\S]*AUTH_ISSUER[\s\S]*DATABASE_URL[\s\S]*RATE_LIMITS/,
+    );
+    const prod = loadConfig({
+      NODE_ENV: 'production',
+      ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+      ADMIN_TOKEN: 't',
+      AUTH_ISSUER: 'https://idp',
+      AUTH_AUDIENCE: 'a',
+      AUTH_JWKS_URL: 'https://idp/jwks',
+      DATABASE_URL: 'postgres://db/x',
+    });
+    expect(prod.outboundAllowPrivate).toBe(false);
+  });
+
+  it('structured logs redact credentials and secret values', () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const logger = createLogger('info', 'test', stream);
+    logger.info(
+      { value: 'v1', body: { value: 'v2' }, key: { fullKey: 'pk_live_x' }, authorization: 'Bearer y' },
+      'm',
+    );
+    logger.info({ req: { headers: { authorization: 'Bearer z' } } }, 'request');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0])).toMatchObject({ level: 30, msg: 'm', body: { value: '[redacted]' } });
+    expect(lines.join('')).not.toMatch(/v1|v2|pk_live_x|Bearer [yz]/);
+  });
+});
