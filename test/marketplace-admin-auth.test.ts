@@ -25,9 +25,13 @@ describe('marketplace gateway headers and the operator API', () => {
     const missing = await call(app.baseUrl, 'GET', '/api/marketplace/__whoami/user');
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual({ success: false, error: 'Missing x-user-id header', code: 'UNAUTHORIZED' });
-    const blank = await call(app.baseUrl, 'GET', '/api/marketplace/__whoami/user', { headers: { 'x-user-id': ' ' } });
+    const blank = await call(app.baseUrl, 'GET', '/api/marketplace/__whoami/user', {
+      headers: { 'x-user-id': ' ' },
+    });
     expect(blank.status).toBe(401);
-    const ok = await call(app.baseUrl, 'GET', '/api/marketplace/__whoami/user', { headers: { 'x-user-id': 'usr_1' } });
+    const ok = await call(app.baseUrl, 'GET', '/api/marketplace/__whoami/user', {
+      headers: { 'x-user-id': 'usr_1' },
+    });
     expect(ok.body).toEqual({ success: true, userId: 'usr_1' });
   });
 
@@ -47,15 +51,24 @@ describe('marketplace gateway headers and the operator API', () => {
     const dev = await newDeveloper(app);
     const path = `/api/admin/accounts/${dev.publisherId}/plan`;
     expect((await call(app.baseUrl, 'PUT', path, { body: { plan: 'pro' } })).status).toBe(401);
-    expect((await call(app.baseUrl, 'PUT', path, { token: 'wrong', body: { plan: 'pro' } })).status).toBe(401);
-    expect((await call(app.baseUrl, 'PUT', path, { token: dev.token, body: { plan: 'pro' } })).status).toBe(401);
+    expect((await call(app.baseUrl, 'PUT', path, { token: 'wrong', body: { plan: 'pro' } })).status).toBe(
+      401,
+    );
+    expect((await call(app.baseUrl, 'PUT', path, { token: dev.token, body: { plan: 'pro' } })).status).toBe(
+      401,
+    );
     const bad = await call(app.baseUrl, 'PUT', path, { token: TEST_ADMIN_TOKEN, body: { plan: 'gold' } });
     expect(bad.status).toBe(400);
     expect(bad.body.validationErrors[0]).toMatch(/^plan: /);
     const me = () => call(app.baseUrl, 'GET', '/api/v1/developers/me', { token: dev.token });
     expect((await me()).body.plan).toBe('free');
     const ok = await call(app.baseUrl, 'PUT', path, { token: TEST_ADMIN_TOKEN, body: { plan: 'pro' } });
-    expect(ok.body).toEqual({ success: true, publisherId: dev.publisherId, plan: 'pro', updatedAt: expect.any(String) });
+    expect(ok.body).toEqual({
+      success: true,
+      publisherId: dev.publisherId,
+      plan: 'pro',
+      updatedAt: expect.any(String),
+    });
     expect((await me()).body.plan).toBe('pro');
     const unknown = await call(app.baseUrl, 'PUT', '/api/admin/accounts/pub_nobody/plan', {
       token: TEST_ADMIN_TOKEN,

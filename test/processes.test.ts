@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV } from './support/env';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
-function spawnProcess(script: string, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+function spawnProcess(
+  script: string,
+  env: Record<string, string>,
+): { child: ChildProcess; output: () => string } {
   let output = '';
   const child = spawn(TSX, [path.join(ROOT, 'src/bin', script)], {
     cwd: ROOT,
