@@ -1,0 +1,39 @@
+/**
+ * Benchmark server (child process of bench/api.ts): the real app on one port and a bare Express
+ * route on another, in the same process, against real PostgreSQL and a Temporal dev server.
+ */
+import express from 'express';
+import { createApp } from '../src/app/app';
+import { buildContext, listen } from '../src/app/runtime';
+import { loadConfig } from '../src/config/env';
+import { ensureDatabaseExists } from '../src/db/orm';
+import { createLogger } from '../src/logging/logger';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel, 'bench-api');
+  const url = config.database.url!;
+  await ensureDatabaseExists(url, logger);
+  const ctx = await buildContext(
+    config,
+    logger,
+    { databaseUrl: url, poolMax: config.database.poolMax, temporalAddress: config.temporal.address! },
+    { migrate: true, registerSearchAttributes: false },
+  );
+  const { app } = createApp(ctx);
+  const api = await listen(app, '127.0.0.1', 0);
+
+  const bareApp = express();
+  bareApp.get('/bare', (_req, res) => {
+    res.json({ success: true, data: [], pagination: { total: 0, limit: 50, offset: 0 } });
+  });
+  const bare = await listen(bareApp, '127.0.0.1', 0);
+
+  const port = (s: typeof api) => (s.address() as { port: number }).port;
+  process.send?.({ apiPort: port(api), barePort: port(bare) });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,115 @@
+/**
+ * npm run bench:api — an authenticated platform read (GET /api/v2/developers/secrets: key lookup,
+ * rate limits, scope check, a database query) against a bare Express route, same machine, same run.
+ * Prints req/s, p50, p99 and the ratio; then p50/p99 of the authenticated route at a fixed 200 req/s.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { signDevToken } from '../src/auth/dev-idp';
+import { createLogger } from '../src/logging/logger';
+import { startTemporalDevServer } from '../src/temporal/dev-server';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+interface Ports {
+  apiPort: number;
+  barePort: number;
+}
+
+function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; ports: Ports }> {
+  const child = fork(path.join(__dirname, 'api-server.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (ports) => resolve({ child, ports: ports as Ports }));
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+}
+
+async function run(url: string, headers: Record<string, string>, opts: { overallRate?: number; connections?: number }) {
+  const result = await autocannon({
+    url,
+    headers,
+    duration: DURATION,
+    connections: opts.connections ?? CONNECTIONS,
+    overallRate: opts.overallRate,
+  });
+  const non2xx = result.non2xx + result.errors + result.timeouts;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx, total: result.requests.total };
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger('warn', 'bench');
+  const temporal = await startTemporalDevServer({ logger, namespace: 'default', searchAttributes: {} });
+  const dbName = `vp_bench_${Date.now().toString(36)}`;
+  const dbUrl = new URL(SERVER_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-bench-'));
+  const { child, ports } = await startServer({
+    NODE_ENV: 'development',
+    DATABASE_URL: dbUrl.toString(),
+    DATABASE_POOL_MAX: '10',
+    TEMPORAL_ADDRESS: temporal.address,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    RATE_LIMITS: process.env.BENCH_RATE_LIMITS ?? 'off',
+  });
+  try {
+    const base = `http://127.0.0.1:${ports.apiPort}`;
+    const token = await signDevToken(dataDir, 'bench@example.com');
+    const created = await fetch(`${base}/api/v1/developers/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', environment: 'live' }),
+    }).then((r) => r.json() as Promise<{ key: { fullKey: string } }>);
+    const key = created.key.fullKey;
+    for (const name of ['CRM_TOKEN', 'SLACK_WEBHOOK', 'OPENAI_KEY']) {
+      await fetch(`${base}/api/v2/developers/secrets/${name}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ value: 'x'.repeat(40) }),
+      });
+    }
+    const authUrl = `${base}/api/v2/developers/secrets`;
+    const bareUrl = `http://127.0.0.1:${ports.barePort}/bare`;
+    const auth = { authorization: `Bearer ${key}` };
+
+    await run(bareUrl, {}, { connections: 8 }); // warm-up
+    await run(authUrl, auth, { connections: 8 });
+    const bare = await run(bareUrl, {}, {});
+    const authed = await run(authUrl, auth, {});
+    const paced = await run(authUrl, auth, { overallRate: 200, connections: 10 });
+
+    const line = (name: string, r: Awaited<ReturnType<typeof run>>) =>
+      `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms   non-2xx ${r.non2xx}/${r.total}`;
+    console.log(`\nbench:api — ${DURATION}s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores`);
+    console.log(`rate limits ${process.env.BENCH_RATE_LIMITS ?? 'off'}, request logs ${process.env.BENCH_LOG_LEVEL ?? 'info'}\n`);
+    console.log(line('bare Express route (baseline)', bare));
+    console.log(line('GET /api/v2/developers/secrets (API key)', authed));
+    console.log(line('GET /api/v2/developers/secrets @ 200 req/s', paced));
+    const ratio = authed.rps / bare.rps;
+    console.log(`\nratio authenticated/bare: ${(ratio * 100).toFixed(1)}% (target >= 30%)`);
+    console.log(`p99 at 200 req/s: ${paced.p99} ms (target < 25 ms)`);
+  } finally {
+    child.kill('SIGTERM');
+    await temporal.stop();
+    const admin = new Client({ connectionString: SERVER_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
