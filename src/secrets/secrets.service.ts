@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, raw } from '@mikro-orm/postgresql';
 import type { Encryptor } from '../crypto/encryption';
 import { notFound, validationFailed } from '../http/errors';
 import type { Environment } from '../keys/api-key.entity';
@@ -43,18 +43,24 @@ export async function putSecret(
   return { created, secret: view(secret) };
 }
 
+/** One page and the total in a single round trip (a window count; a second query only past the end). */
 export async function listSecrets(em: EntityManager, owner: Owner, page: { limit: number; offset: number }) {
-  const [rows, total] = await em.findAndCount(
-    Secret,
-    { account: owner.accountId, environment: owner.environment },
-    {
-      orderBy: { name: 'asc' },
-      limit: page.limit,
-      offset: page.offset,
-      fields: ['name', 'createdAt', 'updatedAt'],
-    },
-  );
-  return { data: rows.map(view), total };
+  const where = { account: owner.accountId, environment: owner.environment };
+  const rows = await em
+    .createQueryBuilder(Secret, 's')
+    .select(['name', 'createdAt', 'updatedAt', raw('count(*) over () as total')])
+    .where(where)
+    .orderBy({ name: 'asc' })
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute<{ name: string; createdAt: Date; updatedAt: Date; total: string }[]>('all', true);
+  const total = rows.length > 0 ? Number(rows[0].total) : page.offset > 0 ? await em.count(Secret, where) : 0;
+  return {
+    data: rows.map((r) =>
+      view({ name: r.name, createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt) }),
+    ),
+    total,
+  };
 }
 
 export async function deleteSecret(em: EntityManager, owner: Owner, name: string) {

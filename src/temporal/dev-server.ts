@@ -131,19 +131,15 @@ async function spawnDevServer(
 
   // 'close' (not 'exit') so that all output has been read; 'error' covers a failed spawn.
   let exitReason: string | undefined;
-  const exited = new Promise<void>((resolve) => {
-    child.once('close', (code, signal) => {
-      exitReason ??= `exited with ${signal ?? code}`;
-      resolve();
-    });
-    child.once('error', (err) => {
-      exitReason ??= `failed to run ${cli}: ${err.message}`;
-      resolve();
-    });
-  });
-  void exited.then(() => {
-    process.off('exit', killOnExit);
-    watchdog?.kill();
+  const exited = new Promise<string>((resolve) => {
+    const done = (reason: string) => {
+      exitReason ??= reason;
+      process.off('exit', killOnExit);
+      watchdog?.kill();
+      resolve(exitReason);
+    };
+    child.once('close', (code, signal) => done(`exited with ${signal ?? code}`));
+    child.once('error', (err) => done(`failed to run ${cli}: ${err.message}`));
   });
 
   // Startup and shutdown produce expected warnings (dial errors, cancelled polls): log them at debug only.
@@ -170,7 +166,7 @@ async function spawnDevServer(
   };
 
   try {
-    await waitUntilReady(address, opts.namespace, Object.keys(opts.searchAttributes), () => exitReason);
+    await waitUntilReady(address, opts.namespace, Object.keys(opts.searchAttributes), exited);
   } catch (err) {
     await stop();
     throw new Error(`Temporal dev server did not start: ${(err as Error).message}\n${tail.join('\n')}`);
@@ -223,7 +219,12 @@ async function startWithSdkDownload(ip: string, ports: Ports, opts: DevServerOpt
     },
   });
   try {
-    await waitUntilReady(env.address, opts.namespace, Object.keys(opts.searchAttributes), () => undefined);
+    await waitUntilReady(
+      env.address,
+      opts.namespace,
+      Object.keys(opts.searchAttributes),
+      new Promise(() => {}),
+    );
   } catch (err) {
     await env.teardown();
     throw err;
@@ -234,38 +235,48 @@ async function startWithSdkDownload(ip: string, ports: Ports, opts: DevServerOpt
 }
 
 /**
- * Polls until the frontend answers and the search attributes are visible in the namespace.
- * `failure()` returns a reason to give up early (e.g. the process exited).
+ * Polls until the frontend answers and the search attributes are visible in the namespace; gives up
+ * early when `exited` resolves (with the reason).
  */
 async function waitUntilReady(
   address: string,
   namespace: string,
   searchAttributes: string[],
-  failure: () => string | undefined,
+  exited: Promise<string>,
 ): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  let lastError: unknown;
+  let notReady = 'no answer';
   while (Date.now() < deadline) {
-    const reason = failure();
-    if (reason) throw new Error(reason);
-    let connection: Connection | undefined;
-    try {
-      connection = await Connection.connect({ address, connectTimeout: '2s' });
-      await connection.workflowService.getSystemInfo({});
-      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-      const missing = searchAttributes.filter((name) => !(name in customAttributes));
-      if (missing.length === 0) return;
-      lastError = new Error(`search attributes not registered yet: ${missing.join(', ')}`);
-    } catch (err) {
-      lastError = err;
-    } finally {
-      await connection?.close();
-    }
+    // A fresh lazy connection per attempt: a failed connect stays failed, and it must always be closed.
+    const connection = Connection.lazy({ address, connectTimeout: '2s' });
+    const outcome = await Promise.race([
+      probe(connection, namespace, searchAttributes),
+      exited.then((reason) => ({ exited: reason })),
+    ]).finally(() => connection.close());
+    if (outcome === null) return;
+    if (typeof outcome === 'object') throw new Error(outcome.exited);
+    notReady = outcome;
     await sleep(200);
   }
-  throw new Error(
-    `not ready after ${STARTUP_TIMEOUT_MS / 1000}s: ${(lastError as Error)?.message ?? lastError}`,
-  );
+  throw new Error(`not ready after ${STARTUP_TIMEOUT_MS / 1000}s: ${notReady}`);
+}
+
+/** null when ready, otherwise what is not ready yet. */
+async function probe(
+  connection: Connection,
+  namespace: string,
+  searchAttributes: string[],
+): Promise<string | null> {
+  try {
+    await connection.ensureConnected(); // calls getSystemInfo
+    const { customAttributes } = await connection.withDeadline(Date.now() + 2_000, () =>
+      connection.operatorService.listSearchAttributes({ namespace }),
+    );
+    const missing = searchAttributes.filter((name) => !(name in customAttributes));
+    return missing.length ? `search attributes not registered yet: ${missing.join(', ')}` : null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 /**
