@@ -4,9 +4,9 @@
  * Prints req/s, p50, p99 and the ratio; then p50/p99 of the authenticated route at a fixed 200 req/s.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { signDevToken } from '../src/auth/dev-idp';
@@ -34,7 +34,11 @@ function startServer(env: Record<string, string>): Promise<{ child: ChildProcess
   });
 }
 
-async function run(url: string, headers: Record<string, string>, opts: { overallRate?: number; connections?: number }) {
+async function run(
+  url: string,
+  headers: Record<string, string>,
+  opts: { overallRate?: number; connections?: number },
+) {
   const result = await autocannon({
     url,
     headers,
@@ -43,7 +47,13 @@ async function run(url: string, headers: Record<string, string>, opts: { overall
     overallRate: opts.overallRate,
   });
   const non2xx = result.non2xx + result.errors + result.timeouts;
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx, total: result.requests.total };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx,
+    total: result.requests.total,
+  };
 }
 
 async function main(): Promise<void> {
@@ -91,7 +101,9 @@ async function main(): Promise<void> {
     const line = (name: string, r: Awaited<ReturnType<typeof run>>) =>
       `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms   non-2xx ${r.non2xx}/${r.total}`;
     console.log(`\nbench:api — ${DURATION}s per run, ${CONNECTIONS} connections, ${os.cpus().length} cores`);
-    console.log(`rate limits ${process.env.BENCH_RATE_LIMITS ?? 'off'}, request logs ${process.env.BENCH_LOG_LEVEL ?? 'info'}\n`);
+    console.log(
+      `rate limits ${process.env.BENCH_RATE_LIMITS ?? 'off'}, request logs ${process.env.BENCH_LOG_LEVEL ?? 'info'}\n`,
+    );
     console.log(line('bare Express route (baseline)', bare));
     console.log(line('GET /api/v2/developers/secrets (API key)', authed));
     console.log(line('GET /api/v2/developers/secrets @ 200 req/s', paced));

@@ -77,8 +77,13 @@ const STOP_GRACE_MS = 5_000;
 export async function startTemporalDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
   const cli = await findTemporalCli({ logger: opts.logger });
-  const [httpPort, metricsPort, freePort, freeUiPort] = await findFreePorts(ip, 4);
-  const ports = { port: opts.port || freePort, uiPort: opts.uiPort || freeUiPort, httpPort, metricsPort };
+  const [port, uiPort, httpPort, metricsPort] = await reservePorts(ip, [
+    opts.port || 0,
+    opts.uiPort || 0,
+    0,
+    0,
+  ]);
+  const ports = { port, uiPort, httpPort, metricsPort };
   return cli ? spawnDevServer(cli, ip, ports, opts) : startWithSdkDownload(ip, ports, opts);
 }
 
@@ -325,16 +330,21 @@ export async function registerSearchAttributes(
   }
 }
 
-/** Reserves `count` distinct free TCP ports by binding them all at once, then releases them. */
-async function findFreePorts(ip: string, count: number): Promise<number[]> {
+/**
+ * Checks the wanted ports are free and picks distinct free ones for the zeros, by binding them all at once
+ * (then releasing them). Also keeps the readiness probe from talking to some other process on a taken port.
+ */
+async function reservePorts(ip: string, wanted: number[]): Promise<number[]> {
   const servers: net.Server[] = [];
   try {
-    for (let i = 0; i < count; i++) {
+    for (const port of wanted) {
       const server = net.createServer();
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, ip, resolve);
+        server.once('error', (err: NodeJS.ErrnoException) =>
+          reject(err.code === 'EADDRINUSE' ? new Error(`Port ${port} on ${ip} is already in use`) : err),
+        );
+        server.listen(port, ip, resolve);
       });
     }
     return servers.map((server) => (server.address() as net.AddressInfo).port);
