@@ -71,8 +71,16 @@ describe('rate limits (DESIGN.md): plan and operation-class budgets, shared by e
   it('limits unauthenticated requests per address', async () => {
     const strict = await startTestApp({ ANONYMOUS_RATE_LIMIT: '3' });
     try {
+      // A client address of its own, as a load balancer on loopback would forward it.
+      const client = `198.51.100.${Math.floor(Math.random() * 250) + 1}, 10.0.0.${process.pid % 250}`;
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await get(strict, `pk_live_${'Z'.repeat(40)}`)).status);
+      for (let i = 0; i < 4; i++) {
+        const res = await call(strict.baseUrl, 'GET', '/api/v2/developers/secrets', {
+          token: `pk_live_${'Z'.repeat(40)}`,
+          headers: { 'x-forwarded-for': client },
+        });
+        statuses.push(res.status);
+      }
       expect(statuses).toEqual([401, 401, 401, 429]);
     } finally {
       await strict.close();
