@@ -31,6 +31,7 @@ async function main(): Promise<void> {
 
   const port = (s: typeof api) => (s.address() as { port: number }).port;
   process.send?.({ apiPort: port(api), barePort: port(bare) });
+  process.on('SIGTERM', () => process.exit(0)); // lets --cpu-prof write its profile
 }
 
 main().catch((error) => {

@@ -24,7 +24,11 @@ interface Ports {
 
 function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; ports: Ports }> {
   const child = fork(path.join(__dirname, 'api-server.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
