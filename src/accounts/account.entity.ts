@@ -28,3 +28,16 @@ export const AccountSchema = new EntitySchema<Account>({
     updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
   },
 });
+
+/**
+ * The owning-account column of every account-owned resource: `account_id`, a foreign key to
+ * `accounts` (cascade on delete), mapped to the plain `pub_…` id.
+ */
+export const ownerAccountProperty = () =>
+  ({
+    kind: 'm:1',
+    entity: () => Account,
+    mapToPk: true,
+    deleteRule: 'cascade',
+    fieldName: 'account_id',
+  }) as const;

@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { Account } from '../accounts/account.entity';
+import { ownerAccountProperty } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 
 export const ENVIRONMENTS = ['live', 'test'] as const;
@@ -26,13 +26,7 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
   indexes: [{ name: 'api_keys_account_index', properties: ['account'] }],
   properties: {
     id: { type: 'string', primary: true, length: 40 },
-    account: {
-      kind: 'm:1',
-      entity: () => Account,
-      mapToPk: true,
-      deleteRule: 'cascade',
-      fieldName: 'account_id',
-    },
+    account: ownerAccountProperty(),
     name: { type: 'string', length: 100 },
     environment: { type: 'string', length: 8 },
     keyHash: { type: 'string', length: 64, unique: 'api_keys_key_hash_unique' },

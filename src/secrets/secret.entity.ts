@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { Account } from '../accounts/account.entity';
+import { ownerAccountProperty } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -21,13 +21,7 @@ export const SecretSchema = new EntitySchema<Secret>({
   uniques: [{ name: 'secrets_owner_name_unique', properties: ['account', 'environment', 'name'] }],
   properties: {
     id: { type: 'string', primary: true, length: 40 },
-    account: {
-      kind: 'm:1',
-      entity: () => Account,
-      mapToPk: true,
-      deleteRule: 'cascade',
-      fieldName: 'account_id',
-    },
+    account: ownerAccountProperty(),
     environment: { type: 'string', length: 8 },
     name: { type: 'string', length: 64 },
     ciphertext: { type: 'text' },
