@@ -25,6 +25,9 @@ interface KeyRow {
   plan: Plan;
 }
 
+const KEY_LOOKUP_SQL = `select k.id, k.account_id, k.environment, k.scopes, k.last_used_at, k.revoked_at, a.plan
+  from api_keys k join accounts a on a.id = k.account_id where k.key_hash = $1`;
+
 /** `lastUsedAt` is written at most this often per key, to keep the hot path read-only. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -34,15 +37,24 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  */
 export function platformAuthenticator(ctx: AppContext) {
   const knex = ctx.orm.em.getConnection().getKnex();
+  // A named prepared statement: parsed and planned once per connection, not on every request.
+  const lookupKey = async (keyHash: string): Promise<KeyRow | undefined> => {
+    const connection = await knex.client.acquireConnection();
+    try {
+      const result = await connection.query({
+        name: 'platform-auth-key-lookup',
+        text: KEY_LOOKUP_SQL,
+        values: [keyHash],
+      });
+      return result.rows[0];
+    } finally {
+      await knex.client.releaseConnection(connection);
+    }
+  };
   return async (req: Request): Promise<PlatformAuth> => {
     const key = bearerToken(req, 'API key');
     if (!API_KEY_PATTERN.test(key)) throw unauthorized('Malformed API key: expected pk_live_… or pk_test_…');
-    const result = await knex.raw<{ rows: KeyRow[] }>(
-      `select k.id, k.account_id, k.environment, k.scopes, k.last_used_at, k.revoked_at, a.plan
-         from api_keys k join accounts a on a.id = k.account_id where k.key_hash = ?`,
-      [hashApiKey(key)],
-    );
-    const row = result.rows[0];
+    const row = await lookupKey(hashApiKey(key));
     if (!row) throw unauthorized('Invalid API key');
     if (row.revoked_at) throw unauthorized('This API key has been revoked');
     if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
