@@ -44,6 +44,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   const app = express();
   const registry = new OpenApiRegistry();
   app.disable('x-powered-by');
+  app.set('etag', false); // API responses are dynamic; no client does conditional GETs on them
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
