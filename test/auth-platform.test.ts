@@ -1,13 +1,19 @@
-import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+import {
+  call,
+  type Developer,
+  newDeveloper,
+  startTestApp,
+  type TestApp,
+  withAppAndDeveloper,
+} from './support/test-app';
 
 describe('platform v2 authentication (API keys)', () => {
   let app: TestApp;
   let dev: Developer;
-  beforeAll(async () => {
-    app = await startTestApp();
-    dev = await newDeveloper(app);
+  withAppAndDeveloper((a, d) => {
+    app = a;
+    dev = d;
   });
-  afterAll(() => app.close());
 
   const secrets = (token?: string, headers?: Record<string, string>) =>
     call(app.baseUrl, 'GET', '/api/v2/developers/secrets', { token, headers });

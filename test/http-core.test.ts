@@ -1,11 +1,13 @@
-import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+import { call, type Developer, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 describe('HTTP core: envelopes, error bodies, request ids, docs', () => {
   let app: TestApp;
   let dev: Developer;
-  beforeAll(async () => {
-    app = await startTestApp();
-    dev = await newDeveloper(app);
+  withAppAndDeveloper((a, d) => {
+    app = a;
+    dev = d;
+  });
+  beforeAll(() => {
     app.roots.platform.route({
       method: 'get',
       path: '/__explode',
@@ -15,7 +17,6 @@ describe('HTTP core: envelopes, error bodies, request ids, docs', () => {
       },
     });
   });
-  afterAll(() => app.close());
 
   it('400 for malformed JSON', async () => {
     const res = await call(app.baseUrl, 'PUT', '/api/v2/developers/secrets/A', {

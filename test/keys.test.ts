@@ -2,16 +2,15 @@ import { Client } from 'pg';
 import { hashApiKey } from '../src/keys/key-material';
 import { ALL_SCOPES } from '../src/keys/scopes';
 import { TEST_ENV } from './support/env';
-import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+import { call, type Developer, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 describe('console API keys (SPEC 4.2)', () => {
   let app: TestApp;
   let dev: Developer;
-  beforeAll(async () => {
-    app = await startTestApp();
-    dev = await newDeveloper(app);
+  withAppAndDeveloper((a, d) => {
+    app = a;
+    dev = d;
   });
-  afterAll(() => app.close());
 
   const keys = (method: string, path = '', body?: unknown) =>
     call(app.baseUrl, method, `/api/v1/developers/keys${path}`, { token: dev.token, body });

@@ -1,16 +1,15 @@
 import { Client } from 'pg';
 import { resolveSecrets } from '../src/secrets/secrets.service';
 import { TEST_ENV } from './support/env';
-import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+import { call, type Developer, newDeveloper, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 describe('secrets API (DESIGN.md additions)', () => {
   let app: TestApp;
   let dev: Developer;
-  beforeAll(async () => {
-    app = await startTestApp();
-    dev = await newDeveloper(app);
+  withAppAndDeveloper((a, d) => {
+    app = a;
+    dev = d;
   });
-  afterAll(() => app.close());
 
   const secrets = (method: string, path = '', body?: unknown, token = dev.liveKey) =>
     call(app.baseUrl, method, `/api/v2/developers/secrets${path}`, { token, body });

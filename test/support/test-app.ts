@@ -129,3 +129,16 @@ export async function setPlan(app: TestApp, publisherId: string, plan: string): 
   });
   if (res.status !== 200) throw new Error(`set plan failed: ${JSON.stringify(res.body)}`);
 }
+
+/**
+ * Registers the usual suite hooks: a test app and one developer before all tests, closed after.
+ * `ready` receives both once they exist.
+ */
+export function withAppAndDeveloper(ready: (app: TestApp, dev: Developer) => void): void {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp();
+    ready(app, await newDeveloper(app));
+  });
+  afterAll(() => app?.close());
+}
