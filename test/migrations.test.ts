@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { migrationsList } from '../src/db/migrations';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../src/db/orm';
 import { createLogger } from '../src/logging/logger';
 import { databaseUrl, testServerUrl } from './support/env';
@@ -21,7 +22,7 @@ describe('migrations', () => {
     const orms = await Promise.all([1, 2, 3].map(() => initOrm({ url, poolMax: 2 })));
     try {
       const applied = await Promise.all(orms.map((orm) => runMigrations(orm, logger)));
-      expect(applied.flat()).toEqual(['Migration20261121000000Foundation']);
+      expect(applied.flat()).toEqual(migrationsList.map((m) => m.name));
       expect(await runMigrations(orms[0], logger)).toEqual([]);
       const tables = await orms[0].em
         .getConnection()
@@ -29,7 +30,17 @@ describe('migrations', () => {
           "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
         );
       expect(tables.map((t) => t.table_name)).toEqual(
-        expect.arrayContaining(['accounts', 'api_keys', 'mikro_orm_migrations', 'rate_limits', 'secrets']),
+        expect.arrayContaining([
+          'accounts',
+          'api_keys',
+          'mikro_orm_migrations',
+          'rate_limits',
+          'secrets',
+          'webhooks',
+          'events',
+          'deliveries',
+          'delivery_attempts',
+        ]),
       );
     } finally {
       await Promise.all(orms.map((orm) => orm.close()));

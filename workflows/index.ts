@@ -1,2 +1,3 @@
 /** Every workflow the worker registers. Keep workflow code deterministic: no I/O, only activities. */
+export * from './deliver-webhook';
 export * from './system-ping';

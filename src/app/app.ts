@@ -13,12 +13,14 @@ import {
 import { type PlatformAuth, platformAuthenticator, requireScope } from '../auth/platform-auth';
 import { newId } from '../common/ids';
 import { mountDocs } from '../docs/docs.routes';
+import { mountEventRoutes } from '../events/events.routes';
 import { mountHealth } from '../health/health.routes';
 import { ApiRoot } from '../http/api-router';
 import { ApiError } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
 import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
+import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
 import type { AppContext } from './context';
 
 export const API_ROOTS = {
@@ -134,6 +136,8 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountAccountRoutes(roots.console);
   mountKeyRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
+  mountWebhookRoutes(roots.platform, ctx);
+  mountEventRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
 
   app.use(API_ROOTS.platform, roots.platform.router);

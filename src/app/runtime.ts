@@ -7,6 +7,7 @@ import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
 import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
+import { EventDispatcher } from '../events/dispatcher';
 import type { Logger } from '../logging/logger';
 import { RateLimits } from '../ratelimit/rate-limits';
 import { connectTemporalClient } from '../temporal/client';
@@ -144,7 +145,11 @@ export async function buildContext(
   }
 }
 
-export async function startWorker(ctx: AppContext, temporalAddress: string) {
+/**
+ * A worker process's work: the Temporal worker (workflows and activities on the task queue) and the
+ * event dispatcher that turns the outbox into delivery workflows.
+ */
+export async function startWorker(ctx: AppContext, temporalAddress: string, opts: { listen?: boolean } = {}) {
   const { worker, connection } = await createWorker({
     deps: { config: ctx.config, logger: ctx.logger, orm: ctx.orm, encryptor: ctx.encryptor },
     address: temporalAddress,
@@ -152,10 +157,20 @@ export async function startWorker(ctx: AppContext, temporalAddress: string) {
     taskQueue: ctx.config.temporal.taskQueue,
   });
   const running = worker.run();
+  const dispatcher = new EventDispatcher({
+    knex: ctx.orm.em.getConnection().getKnex(),
+    temporal: ctx.temporal,
+    config: ctx.config,
+    logger: ctx.logger,
+    listenUrl: opts.listen === false ? undefined : ctx.orm.config.get('clientUrl'),
+  });
+  dispatcher.start();
   return {
     worker,
+    dispatcher,
     running,
     async stop() {
+      await dispatcher.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch((error) => ctx.logger.error({ err: error }, 'worker stopped with an error'));
       await connection.close().catch(() => undefined);

@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const { config, logger } = loadConfigOrExit('start');
   const deps = await resolveDependencies(config, logger, true);
   const ctx = await buildContext(config, logger, deps, { migrate: true, registerSearchAttributes: true });
-  const worker = await startWorker(ctx, deps.temporalAddress);
+  // embedded PGlite serves one connection: the dispatcher then polls instead of LISTENing
+  const worker = await startWorker(ctx, deps.temporalAddress, { listen: deps.poolMax > 1 });
   const { app } = createApp(ctx);
   const server = await listen(app, config.host, config.port);
 

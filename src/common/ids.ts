@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -34,4 +34,19 @@ export type IdPrefix =
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;
+}
+
+/**
+ * A deterministic id from its parts (base62 of SHA-256): the same parts always give the same id, so
+ * re-running a step that creates it (a dispatcher after a crash) cannot create a second one.
+ */
+export function derivedId(prefix: IdPrefix, ...parts: string[]): string {
+  const digest = createHash('sha256').update(parts.join('\u0000')).digest();
+  let n = BigInt(`0x${digest.toString('hex')}`);
+  let out = '';
+  for (let i = 0; i < 24; i++) {
+    out += BASE62[Number(n % 62n)];
+    n /= 62n;
+  }
+  return `${prefix}_${out}`;
 }

@@ -49,6 +49,7 @@ const envSchema = z.object({
     .pipe(z.array(z.number().int().min(0)).min(1)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   OUTBOUND_ALLOW_PRIVATE: boolFromEnv.optional(),
+  OUTBOUND_ALLOW_HTTP: boolFromEnv.optional(),
 
   LLM_BASE_URL: optionalString.pipe(z.url().optional()),
   LLM_API_KEY: optionalString,
@@ -100,7 +101,10 @@ export interface Config {
   adminToken?: string;
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
+  /** Outbound calls may reach private, loopback, link-local and metadata addresses (never in production by default). */
   outboundAllowPrivate: boolean;
+  /** Webhook and tool URLs may be plain `http:` (development and tests); otherwise `https:` only. */
+  outboundAllowHttp: boolean;
   llm: { baseUrl?: string; apiKey?: string; model: string };
   defaultPlan: Plan;
   rateLimits: { enabled: boolean; anonymousPerMinute: number };
@@ -159,6 +163,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
+    outboundAllowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
     defaultPlan: e.DEFAULT_PLAN,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', anonymousPerMinute: e.ANONYMOUS_RATE_LIMIT },

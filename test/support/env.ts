@@ -25,3 +25,9 @@ export function databaseUrl(name: string): string {
 /** A fixed test encryption key (32 zero-free bytes, base64). */
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** Configuration shared by the run's worker and every test app: short retry delays and timeouts. */
+export const TEST_WEBHOOK_ENV = {
+  WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
+  WEBHOOK_TIMEOUT_MS: '2000',
+};

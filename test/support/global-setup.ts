@@ -8,7 +8,7 @@ import { ensureDatabaseExists } from '../../src/db/orm';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
-import { databaseUrl, TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, testServerUrl } from './env';
+import { databaseUrl, TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_WEBHOOK_ENV, testServerUrl } from './env';
 
 /**
  * Once per run: a real Temporal dev server on free ports, a fresh PostgreSQL database with the
@@ -40,6 +40,7 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_TASK_QUEUE: taskQueue,
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    ...TEST_WEBHOOK_ENV,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
   });

@@ -8,7 +8,7 @@ import { buildContext, closeServer, listen } from '../../src/app/runtime';
 import { signDevToken } from '../../src/auth/dev-idp';
 import { loadConfig } from '../../src/config/env';
 import { createLogger } from '../../src/logging/logger';
-import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV } from './env';
+import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV, TEST_WEBHOOK_ENV } from './env';
 
 export interface TestApp {
   baseUrl: string;
@@ -28,6 +28,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     TEMPORAL_TASK_QUEUE: TEST_ENV.taskQueue(),
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    ...TEST_WEBHOOK_ENV,
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ANONYMOUS_RATE_LIMIT: '100000',

@@ -1,0 +1,89 @@
+import { newId } from '../common/ids';
+
+/** The event types of SPEC section 6: what a webhook may subscribe to. */
+export const EVENT_TYPES = [
+  'session.started',
+  'session.ended',
+  'tool.called',
+  'tool.completed',
+  'tool.failed',
+  'workflow.started',
+  'workflow.completed',
+  'workflow.failed',
+  'workflow.step.completed',
+  'activity.created',
+  'webhook.test',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+  'session.started': 'A user started a conversation',
+  'session.ended': 'A user ended a conversation',
+  'tool.called': 'A tool was invoked',
+  'tool.completed': 'A tool execution finished',
+  'tool.failed': 'A tool execution failed',
+  'workflow.started': 'A workflow execution began',
+  'workflow.completed': 'A workflow finished successfully',
+  'workflow.failed': 'A workflow execution failed',
+  'workflow.step.completed': 'A workflow step completed',
+  'activity.created': 'A custom activity was logged',
+  'webhook.test': 'Sent by POST /webhooks/:id/test',
+};
+
+/**
+ * Realistic `data` for each type (SPEC 6 fields; durations in milliseconds), used by the sandbox
+ * trigger so receivers can be built before real traffic arrives.
+ */
+export function sampleEventData(type: EventType, personaId?: string): Record<string, unknown> {
+  const sessionId = newId('sess');
+  const userId = newId('usr');
+  const persona = personaId ?? newId('persona');
+  const toolId = newId('tool');
+  const workflowId = newId('wf');
+  const executionId = newId('exec');
+  switch (type) {
+    case 'session.started':
+      return { sessionId, userId, personaId: persona };
+    case 'session.ended':
+      return { sessionId, userId, personaId: persona, duration: 184_000, turnCount: 12 };
+    case 'tool.called':
+      return { sessionId, toolId, toolName: 'lookup_order', arguments: { orderId: 'A-1042' } };
+    case 'tool.completed':
+      return { sessionId, toolId, toolName: 'lookup_order', success: true, duration: 342 };
+    case 'tool.failed':
+      return {
+        sessionId,
+        toolId,
+        toolName: 'lookup_order',
+        success: false,
+        error: 'Upstream answered 503',
+        duration: 1204,
+      };
+    case 'workflow.started':
+      return { workflowId, executionId, sessionId, version: 3, input: { orderId: 'A-1042' } };
+    case 'workflow.completed':
+      return { workflowId, executionId, status: 'completed', duration: 2150, stepsExecuted: 5 };
+    case 'workflow.failed':
+      return {
+        workflowId,
+        executionId,
+        status: 'failed',
+        error: 'Tool lookup_order failed: Upstream answered 503',
+        failedNodeId: 'lookup',
+        duration: 1320,
+        stepsExecuted: 2,
+      };
+    case 'workflow.step.completed':
+      return { workflowId, executionId, nodeId: 'lookup', nodeType: 'mcp_call', duration: 410 };
+    case 'activity.created':
+      return {
+        activityId: 'act_sample',
+        type: 'order_lookup',
+        sessionId,
+        description: 'Caller asked for the status of order A-1042',
+      };
+    case 'webhook.test':
+      return { message: 'This is a test event from the voice platform' };
+  }
+}

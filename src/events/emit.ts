@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../keys/api-key.entity';
+import type { EventType } from './catalog';
+import { Event } from './event.entity';
+
+export interface EmitEventInput {
+  accountId: string;
+  environment: Environment;
+  type: EventType;
+  data: Record<string, unknown>;
+  /** Restricts delivery to webhooks without a persona or with this one; defaults to `data.personaId`. */
+  personaId?: string | null;
+}
+
+/** The envelope of SPEC 6, as delivered. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  publisherId: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The one way every feature emits an event: the event row (which is also its outbox entry) is
+ * persisted in `em`, so it commits in the same transaction as the change that causes it, on the
+ * caller's next flush. The envelope is serialised once here: every delivery attempt sends these
+ * exact bytes. A dispatcher then fans it out to the matching webhooks.
+ */
+export function emitEvent(
+  em: EntityManager,
+  input: EmitEventInput,
+): { event: Event; envelope: EventEnvelope } {
+  const event = new Event();
+  const envelope: EventEnvelope = {
+    id: event.id,
+    type: input.type,
+    timestamp: event.createdAt.toISOString(),
+    publisherId: input.accountId,
+    data: input.data,
+  };
+  const personaId =
+    input.personaId !== undefined
+      ? input.personaId
+      : typeof input.data.personaId === 'string'
+        ? input.data.personaId
+        : null;
+  em.assign(event, {
+    account: input.accountId,
+    environment: input.environment,
+    type: input.type,
+    personaId,
+    payload: JSON.stringify(envelope),
+  });
+  em.persist(event);
+  return { event, envelope };
+}

@@ -1,0 +1,221 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config/env';
+import type { Encryptor } from '../crypto/encryption';
+import { OutboundError, type OutboundPolicy, sendOutbound } from '../outbound/http';
+import { signatureHeaders } from './signature';
+import { webhookSecretAad } from './webhook.entity';
+
+export const USER_AGENT = 'VoicePlatform-Webhooks/1.0';
+/** How much of a receiver's answer is kept in the attempt log. */
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export interface AttemptInput {
+  deliveryId: string;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** The last attempt: a failure makes the delivery `failed`. */
+  final: boolean;
+  /** Seconds until the next attempt when this one fails (for `nextAttemptAt`). */
+  nextDelaySeconds?: number;
+}
+
+export interface AttemptOutcome {
+  /** `pending`: this attempt failed and another follows; `gone`: the delivery no longer exists. */
+  status: 'delivered' | 'failed' | 'pending' | 'gone';
+  statusCode?: number;
+  latencyMs?: number;
+  error?: string;
+}
+
+interface DeliveryRow {
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  test: boolean;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  webhook_id: string;
+  account_id: string;
+  environment: string;
+  url: string;
+  enabled: boolean;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: string | null;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+}
+
+const LOAD = `
+select d.status, d.attempts, d.test, d.event_id, d.event_type, d.status_code, d.latency_ms, d.error,
+       e.payload, w.id as webhook_id, w.account_id, w.environment, w.url, w.enabled,
+       w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
+from deliveries d
+join events e on e.id = d.event_id
+join webhooks w on w.id = d.webhook_id
+where d.id = ?`;
+
+/**
+ * One delivery attempt: load the delivery with its event and webhook (one query), sign the stored
+ * envelope bytes, POST them through the SSRF guard, then record the attempt, the delivery's new
+ * state and the webhook's status in one statement. Safe to retry: an attempt already recorded is
+ * not sent again, and a delivery that is no longer pending (disabled, deleted) is not sent at all.
+ */
+export async function attemptDelivery(
+  deps: { knex: Knex; encryptor: Encryptor; config: Config },
+  input: AttemptInput,
+): Promise<AttemptOutcome> {
+  const { knex, encryptor, config } = deps;
+  const { rows } = await knex.raw<{ rows: DeliveryRow[] }>(LOAD, [input.deliveryId]);
+  const row = rows[0];
+  if (!row) return { status: 'gone' };
+  if (row.status !== 'pending' || row.attempts >= input.attempt) {
+    return {
+      status: row.status,
+      statusCode: row.status_code ?? undefined,
+      latencyMs: row.latency_ms ?? undefined,
+      error: row.error ?? undefined,
+    };
+  }
+  if (!row.enabled) {
+    await knex.raw(
+      `update deliveries set status = 'failed', error = 'Webhook disabled', next_attempt_at = null where id = ? and status = 'pending'`,
+      [input.deliveryId],
+    );
+    return { status: 'failed', error: 'Webhook disabled' };
+  }
+
+  const aad = webhookSecretAad(row.webhook_id, row.account_id, row.environment);
+  const secrets = [encryptor.decrypt(row.secret_ciphertext, aad)];
+  if (
+    row.previous_secret_ciphertext &&
+    row.previous_secret_expires_at &&
+    new Date(row.previous_secret_expires_at).getTime() > Date.now()
+  ) {
+    secrets.push(encryptor.decrypt(row.previous_secret_ciphertext, `${aad}:previous`));
+  }
+
+  const attemptedAt = new Date();
+  const policy: OutboundPolicy = {
+    allowPrivate: config.outboundAllowPrivate,
+    allowHttp: config.outboundAllowHttp,
+  };
+  let statusCode: number | undefined;
+  let latencyMs: number;
+  let error: string | undefined;
+  let responseBody: string | undefined;
+  try {
+    const response = await sendOutbound({
+      url: row.url,
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'X-Service-Event-Id': row.event_id,
+        'X-Service-Event-Type': row.event_type,
+        'X-Service-Delivery-Id': input.deliveryId,
+        'X-Service-Delivery-Attempt': String(input.attempt),
+        ...signatureHeaders(secrets, row.event_id, row.payload, attemptedAt),
+      },
+      body: row.payload,
+      timeoutMs: config.webhooks.timeoutMs,
+      maxResponseBytes: RESPONSE_BODY_LIMIT,
+      policy,
+    });
+    statusCode = response.status;
+    latencyMs = response.latencyMs;
+    responseBody = response.body;
+    if (statusCode < 200 || statusCode >= 300) {
+      error =
+        statusCode >= 300 && statusCode < 400
+          ? `Receiver answered ${statusCode} (redirects are not followed)`
+          : `Receiver answered ${statusCode}`;
+    }
+  } catch (failure) {
+    if (!(failure instanceof OutboundError)) throw failure;
+    latencyMs = failure.latencyMs;
+    error =
+      failure.kind === 'blocked'
+        ? `Refused: ${failure.message}`
+        : failure.kind === 'timeout'
+          ? `Timed out: ${failure.message}`
+          : `Connection failed: ${failure.message}`;
+  }
+
+  const success = error === undefined;
+  const status: AttemptOutcome['status'] = success ? 'delivered' : input.final ? 'failed' : 'pending';
+  const nextAttemptAt =
+    status === 'pending' && input.nextDelaySeconds !== undefined
+      ? new Date(attemptedAt.getTime() + latencyMs + input.nextDelaySeconds * 1000)
+      : null;
+  await recordAttempt(knex, {
+    deliveryId: input.deliveryId,
+    attempt: input.attempt,
+    attemptedAt,
+    success,
+    statusCode: statusCode ?? null,
+    latencyMs,
+    error: error ?? null,
+    responseBody: responseBody ?? null,
+    status,
+    nextAttemptAt,
+    // a test delivery never moves the webhook between active and failing
+    webhookUpdate: row.test ? 'none' : success ? 'delivered' : status === 'failed' ? 'failing' : 'none',
+  });
+  return { status, statusCode, latencyMs, error };
+}
+
+/** The attempt row, the delivery's state and (when it changes) the webhook's status, in one statement. */
+async function recordAttempt(
+  knex: Knex,
+  r: {
+    deliveryId: string;
+    attempt: number;
+    attemptedAt: Date;
+    success: boolean;
+    statusCode: number | null;
+    latencyMs: number;
+    error: string | null;
+    responseBody: string | null;
+    status: AttemptOutcome['status'];
+    nextAttemptAt: Date | null;
+    webhookUpdate: 'delivered' | 'failing' | 'none';
+  },
+): Promise<void> {
+  const webhook =
+    r.webhookUpdate === 'delivered'
+      ? `, hook as (update webhooks set failing = false,
+           last_delivered_at = greatest(coalesce(last_delivered_at, :at), :at)
+           where id = (select webhook_id from del))`
+      : r.webhookUpdate === 'failing'
+        ? `, hook as (update webhooks set failing = true where id = (select webhook_id from del) and not failing)`
+        : '';
+  await knex.raw(
+    `with att as (
+       insert into delivery_attempts (delivery_id, attempt, attempted_at, success, status_code, latency_ms, error, response_body)
+       values (:id, :attempt, :at, :success, :statusCode, :latencyMs, :error, :body)
+       on conflict do nothing
+     ), del as (
+       update deliveries set attempts = :attempt, status = :status, status_code = :statusCode,
+         latency_ms = case when :success then :latencyMs else latency_ms end,
+         delivered_at = case when :success then :at else delivered_at end,
+         error = :error, last_attempt_at = :at, next_attempt_at = :next
+       where id = :id and status = 'pending' and attempts < :attempt
+       returning webhook_id
+     )${webhook}
+     select 1`,
+    {
+      id: r.deliveryId,
+      attempt: r.attempt,
+      at: r.attemptedAt,
+      success: r.success,
+      statusCode: r.statusCode,
+      latencyMs: r.latencyMs,
+      error: r.error,
+      body: r.responseBody,
+      status: r.status,
+      next: r.nextAttemptAt,
+    },
+  );
+}

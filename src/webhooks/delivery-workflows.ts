@@ -1,0 +1,59 @@
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
+import type { Config } from '../config/env';
+import { AccountIdKey, EventTypeKey, WebhookIdKey } from '../temporal/search-attributes';
+
+export interface DeliveryToStart {
+  id: string;
+  accountId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  /** One attempt only (POST /webhooks/:id/test). */
+  singleAttempt?: boolean;
+}
+
+/**
+ * Starts a delivery's workflow with the delivery id as workflow id, so a repeated start (a
+ * dispatcher that crashed before recording the start) is harmless. Search attributes let operators
+ * filter the Web UI by account, webhook and event type.
+ */
+export async function startDeliveryWorkflow(temporal: Client, config: Config, d: DeliveryToStart) {
+  try {
+    return await temporal.workflow.start(deliverWebhookWorkflow, {
+      workflowId: d.id,
+      taskQueue: config.temporal.taskQueue,
+      args: [
+        {
+          deliveryId: d.id,
+          retryDelaysSeconds: d.singleAttempt ? [0] : config.webhooks.retryDelaysSeconds,
+          attemptTimeoutMs: config.webhooks.timeoutMs,
+        },
+      ],
+      typedSearchAttributes: [
+        { key: AccountIdKey, value: d.accountId },
+        { key: WebhookIdKey, value: d.webhookId },
+        { key: EventTypeKey, value: d.eventType },
+      ],
+      memo: { eventId: d.eventId },
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return temporal.workflow.getHandle(d.id);
+    throw error;
+  }
+}
+
+/** Stops pending deliveries' workflows (webhook disabled or deleted); already-closed ones are fine. */
+export async function cancelDeliveryWorkflows(temporal: Client, ids: string[]): Promise<void> {
+  await Promise.all(
+    ids.map((id) =>
+      temporal.workflow
+        .getHandle(id)
+        .cancel()
+        .catch((error) => {
+          if (error instanceof WorkflowNotFoundError) return;
+          // the delivery row is already failed: its next attempt will not send
+        }),
+    ),
+  );
+}

@@ -1,0 +1,85 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook signing. Every delivery carries two equivalent signatures over the exact body bytes:
+ *  - `X-Service-Signature: t=<unix seconds>,v1=<hex>` (SPEC 6): HMAC-SHA256 of `<t>.<body>` keyed
+ *    with the UTF-8 bytes of the whole `whsec_…` secret, the scheme Stripe's verifiers use;
+ *  - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`):
+ *    HMAC-SHA256 of `<id>.<t>.<body>` keyed with the base64-decoded part after `whsec_`.
+ * During a secret rotation both the new and the previous secret sign, so each header carries two
+ * `v1` values and receivers holding either secret accept the delivery.
+ */
+
+export const SECRET_PREFIX = 'whsec_';
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks format). */
+export function generateWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+const hmacHex = (secret: string, t: number, body: string | Buffer) =>
+  createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.`).update(body).digest('hex');
+
+const standardSignature = (secret: string, msgId: string, t: number, body: string | Buffer) =>
+  createHmac('sha256', Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'))
+    .update(`${msgId}.${t}.`)
+    .update(body)
+    .digest('base64');
+
+/** The signature headers of one attempt, signed with every secret in `secrets` (current first). */
+export function signatureHeaders(
+  secrets: string[],
+  msgId: string,
+  body: string,
+  at: Date = new Date(),
+): Record<string, string> {
+  const t = Math.floor(at.getTime() / 1000);
+  return {
+    'X-Service-Signature': [`t=${t}`, ...secrets.map((s) => `v1=${hmacHex(s, t, body)}`)].join(','),
+    'webhook-id': msgId,
+    'webhook-timestamp': String(t),
+    'webhook-signature': secrets.map((s) => `v1,${standardSignature(s, msgId, t, body)}`).join(' '),
+  };
+}
+
+/** `t` and every `v1` of an `X-Service-Signature` header; undefined when it is malformed. */
+export function parseSignatureHeader(header: string): { t: number; v1: string[] } | undefined {
+  let t: number | undefined;
+  const v1: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't' && /^\d{1,12}$/.test(value)) t = Number(value);
+    else if (key === 'v1' && /^[0-9a-f]{64}$/.test(value)) v1.push(value);
+  }
+  return t === undefined || v1.length === 0 ? undefined : { t, v1 };
+}
+
+/**
+ * Verifies a delivery as a receiver: `rawBody` is the request body exactly as received (not
+ * re-serialised JSON), `header` the `X-Service-Signature` value, `secret` the webhook's `whsec_…`.
+ * True only when some `v1` matches (constant-time comparison) and |now − t| ≤ `toleranceSeconds`,
+ * in both directions, so stale and future-dated deliveries are refused.
+ */
+export function verifyWebhookSignature(
+  rawBody: string | Buffer,
+  header: string | undefined | null,
+  secret: string,
+  toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
+  now: Date = new Date(),
+): boolean {
+  if (!header || !secret) return false;
+  const parsed = parseSignatureHeader(header);
+  if (!parsed) return false;
+  if (Math.abs(Math.floor(now.getTime() / 1000) - parsed.t) > toleranceSeconds) return false;
+  const expected = Buffer.from(hmacHex(secret, parsed.t, rawBody), 'hex');
+  let match = false;
+  for (const candidate of parsed.v1) {
+    // every candidate is compared, so timing does not reveal which one matched
+    if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) match = true;
+  }
+  return match;
+}

@@ -1,0 +1,70 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { ownerAccountProperty } from '../accounts/account.entity';
+import { newId } from '../common/ids';
+import type { Environment } from '../keys/api-key.entity';
+
+export type WebhookStatus = 'active' | 'failing' | 'disabled';
+
+/**
+ * A webhook subscription (`wh_…`). The signing secret is stored encrypted; after a rotation the
+ * previous one keeps signing (as a second `v1`) until `previousSecretExpiresAt`.
+ */
+export class Webhook {
+  [OptionalProps]?:
+    | 'id'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'enabled'
+    | 'failing'
+    | 'personaId'
+    | 'lastDeliveredAt'
+    | 'previousSecretCiphertext'
+    | 'previousSecretExpiresAt';
+  id: string = newId('wh');
+  account!: string;
+  environment!: Environment;
+  name!: string;
+  url!: string;
+  events!: string[];
+  enabled = true;
+  personaId?: string | null;
+  secretCiphertext!: string;
+  previousSecretCiphertext?: string | null;
+  previousSecretExpiresAt?: Date | null;
+  /** Set when a delivery exhausts its attempts; cleared by the next successful delivery. */
+  failing = false;
+  lastDeliveredAt?: Date | null;
+  createdAt: Date = new Date();
+  updatedAt: Date = new Date();
+}
+
+export const WebhookSchema = new EntitySchema<Webhook>({
+  class: Webhook,
+  tableName: 'webhooks',
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    account: ownerAccountProperty(),
+    environment: { type: 'string', length: 8 },
+    name: { type: 'string', length: 100 },
+    url: { type: 'string', length: 2048 },
+    events: { type: 'string[]', columnType: 'text[]' },
+    enabled: { type: 'boolean' },
+    personaId: { type: 'string', length: 64, nullable: true },
+    secretCiphertext: { type: 'text' },
+    previousSecretCiphertext: { type: 'text', nullable: true },
+    previousSecretExpiresAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    failing: { type: 'boolean' },
+    lastDeliveredAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+  },
+});
+
+export function webhookStatus(w: Pick<Webhook, 'enabled' | 'failing'>): WebhookStatus {
+  if (!w.enabled) return 'disabled';
+  return w.failing ? 'failing' : 'active';
+}
+
+/** Additional data binding a webhook's secret ciphertext to its row and owner. */
+export const webhookSecretAad = (id: string, accountId: string, environment: string) =>
+  `webhook-secret:${id}:${accountId}:${environment}`;

@@ -1,0 +1,372 @@
+import { type EntityManager, raw } from '@mikro-orm/postgresql';
+import type { AppContext } from '../app/context';
+import type { PlatformAuth } from '../auth/platform-auth';
+import { newId } from '../common/ids';
+import type { Plan } from '../config/env';
+import type { EventType } from '../events/catalog';
+import { emitEvent } from '../events/emit';
+import { Event } from '../events/event.entity';
+import { conflict, notFound, planLimitReached, validationFailed } from '../http/errors';
+import { urlProblem } from '../outbound/http';
+import { Delivery, DeliveryAttempt } from './delivery.entity';
+import { cancelDeliveryWorkflows, startDeliveryWorkflow } from './delivery-workflows';
+import { generateWebhookSecret } from './signature';
+import { Webhook, webhookSecretAad, webhookStatus } from './webhook.entity';
+
+/** Webhooks per account and environment (SPEC 8); enterprise is unlimited. */
+export const WEBHOOK_LIMITS: Record<Plan, number | null> = { free: 5, pro: 50, enterprise: null };
+/** After a rotation the previous secret keeps signing this long. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+function summary(w: Webhook) {
+  return {
+    id: w.id,
+    name: w.name,
+    url: w.url,
+    events: w.events,
+    enabled: w.enabled,
+    personaId: w.personaId ?? null,
+    status: webhookStatus(w),
+    lastDeliveredAt: iso(w.lastDeliveredAt),
+    createdAt: w.createdAt.toISOString(),
+  };
+}
+
+function checkUrl(ctx: AppContext, url: string): void {
+  const problem = urlProblem(url, {
+    allowPrivate: ctx.config.outboundAllowPrivate,
+    allowHttp: ctx.config.outboundAllowHttp,
+  });
+  if (problem) throw validationFailed([`url: ${problem}`]);
+}
+
+async function findWebhook(em: EntityManager, auth: PlatformAuth, id: string): Promise<Webhook> {
+  const webhook = await em.findOne(Webhook, { id, account: auth.accountId, environment: auth.environment });
+  if (!webhook) throw notFound('Webhook');
+  return webhook;
+}
+
+export async function createWebhook(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  input: { name: string; url: string; events: EventType[]; enabled?: boolean; personaId?: string },
+) {
+  checkUrl(ctx, input.url);
+  const secret = generateWebhookSecret();
+  const webhook = await em.transactional(async (tem) => {
+    const limit = WEBHOOK_LIMITS[auth.plan];
+    if (limit !== null) {
+      // serialise creations per owner so concurrent requests cannot pass the limit together
+      await tem
+        .getConnection()
+        .execute(
+          'select pg_advisory_xact_lock(hashtext(?))',
+          [`webhooks:${auth.accountId}:${auth.environment}`],
+          'all',
+          tem.getTransactionContext(),
+        );
+      const count = await tem.count(Webhook, { account: auth.accountId, environment: auth.environment });
+      if (count >= limit) {
+        throw planLimitReached(`The ${auth.plan} plan allows ${limit} webhooks; delete one or upgrade`);
+      }
+    }
+    const w = tem.create(Webhook, {
+      account: auth.accountId,
+      environment: auth.environment,
+      name: input.name,
+      url: input.url,
+      events: input.events,
+      enabled: input.enabled ?? true,
+      personaId: input.personaId ?? null,
+      secretCiphertext: '',
+    });
+    w.secretCiphertext = ctx.encryptor.encrypt(
+      secret,
+      webhookSecretAad(w.id, auth.accountId, auth.environment),
+    );
+    return w;
+  });
+  return { ...summary(webhook), secret, updatedAt: webhook.updatedAt.toISOString() };
+}
+
+export async function listWebhooks(
+  em: EntityManager,
+  auth: PlatformAuth,
+  query: { status?: 'active' | 'failing' | 'disabled'; limit: number; offset: number },
+) {
+  const where: Record<string, unknown> = { account: auth.accountId, environment: auth.environment };
+  if (query.status === 'disabled') where.enabled = false;
+  if (query.status === 'active') Object.assign(where, { enabled: true, failing: false });
+  if (query.status === 'failing') Object.assign(where, { enabled: true, failing: true });
+  const [items, total] = await em.findAndCount(Webhook, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: query.limit,
+    offset: query.offset,
+  });
+  return { data: items.map(summary), total };
+}
+
+export async function getWebhook(em: EntityManager, auth: PlatformAuth, id: string) {
+  const webhook = await findWebhook(em, auth, id);
+  const [stats] = await em
+    .createQueryBuilder(Delivery, 'd')
+    .select([
+      raw('count(*)::int as total'),
+      raw(`count(*) filter (where status = 'delivered')::int as successful`),
+      raw(`count(*) filter (where status = 'failed')::int as failed`),
+      raw(`count(*) filter (where status = 'pending')::int as pending`),
+      raw(`coalesce(avg(latency_ms) filter (where status = 'delivered'), 0)::float8 as average_latency_ms`),
+    ])
+    .where({ webhookId: webhook.id })
+    .execute<
+      { total: number; successful: number; failed: number; pending: number; average_latency_ms: number }[]
+    >('all', false);
+  return {
+    ...summary(webhook),
+    updatedAt: webhook.updatedAt.toISOString(),
+    deliveryStats: {
+      total: stats.total,
+      successful: stats.successful,
+      failed: stats.failed,
+      pending: stats.pending,
+      averageLatencyMs: Math.round(stats.average_latency_ms * 100) / 100,
+    },
+  };
+}
+
+/** Marks a webhook's pending deliveries failed (their workflows are cancelled after commit). */
+async function failPendingDeliveries(
+  em: EntityManager,
+  webhookId: string,
+  reason: string,
+): Promise<string[]> {
+  const rows = await em
+    .getConnection()
+    .execute<{ id: string }[]>(
+      `update deliveries set status = 'failed', error = ?, next_attempt_at = null where webhook_id = ? and status = 'pending' returning id`,
+      [reason, webhookId],
+      'all',
+      em.getTransactionContext(),
+    );
+  return rows.map((r) => r.id);
+}
+
+export async function updateWebhook(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  id: string,
+  changes: {
+    name?: string;
+    url?: string;
+    events?: EventType[];
+    enabled?: boolean;
+    personaId?: string | null;
+  },
+) {
+  if (changes.url !== undefined) checkUrl(ctx, changes.url);
+  const { webhook, stopped } = await em.transactional(async (tem) => {
+    const w = await findWebhook(tem, auth, id);
+    const wasEnabled = w.enabled;
+    tem.assign(w, changes);
+    w.updatedAt = new Date();
+    const stoppedIds =
+      wasEnabled && changes.enabled === false
+        ? await failPendingDeliveries(tem, w.id, 'Webhook disabled')
+        : [];
+    return { webhook: w, stopped: stoppedIds };
+  });
+  await cancelDeliveryWorkflows(ctx.temporal, stopped);
+  return { id: webhook.id, ...changes, updatedAt: webhook.updatedAt.toISOString() };
+}
+
+export async function deleteWebhook(ctx: AppContext, em: EntityManager, auth: PlatformAuth, id: string) {
+  const stopped = await em.transactional(async (tem) => {
+    const w = await findWebhook(tem, auth, id);
+    const ids = await failPendingDeliveries(tem, w.id, 'Webhook deleted');
+    tem.remove(w);
+    return ids;
+  });
+  await cancelDeliveryWorkflows(ctx.temporal, stopped);
+  return { deleted: true as const, id };
+}
+
+export async function rotateWebhookSecret(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  id: string,
+) {
+  const secret = generateWebhookSecret();
+  const webhook = await em.transactional(async (tem) => {
+    const w = await findWebhook(tem, auth, id);
+    const aad = webhookSecretAad(w.id, auth.accountId, auth.environment);
+    const current = ctx.encryptor.decrypt(w.secretCiphertext, aad);
+    w.previousSecretCiphertext = ctx.encryptor.encrypt(current, `${aad}:previous`);
+    w.previousSecretExpiresAt = new Date(Date.now() + PREVIOUS_SECRET_TTL_MS);
+    w.secretCiphertext = ctx.encryptor.encrypt(secret, aad);
+    w.updatedAt = new Date();
+    return w;
+  });
+  return { id: webhook.id, secret, previousSecretExpiresAt: webhook.previousSecretExpiresAt!.toISOString() };
+}
+
+export function deliveryView(d: Delivery) {
+  return {
+    id: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    ...(d.statusCode != null ? { statusCode: d.statusCode } : {}),
+    ...(d.status === 'delivered' && d.latencyMs != null ? { latencyMs: d.latencyMs } : {}),
+    ...(d.deliveredAt ? { deliveredAt: d.deliveredAt.toISOString() } : {}),
+    ...(d.status !== 'delivered' && d.error ? { error: d.error } : {}),
+    ...(d.lastAttemptAt ? { lastAttemptAt: d.lastAttemptAt.toISOString() } : {}),
+    ...(d.status === 'pending' && d.nextAttemptAt ? { nextAttemptAt: d.nextAttemptAt.toISOString() } : {}),
+    test: d.test,
+    ...(d.replayOf ? { replayOf: d.replayOf } : {}),
+    createdAt: d.createdAt.toISOString(),
+  };
+}
+
+export async function listDeliveries(
+  em: EntityManager,
+  auth: PlatformAuth,
+  webhookId: string,
+  query: { status?: 'delivered' | 'failed' | 'pending'; limit: number; offset: number },
+) {
+  await findWebhook(em, auth, webhookId);
+  const [items, total] = await em.findAndCount(
+    Delivery,
+    { webhookId, ...(query.status ? { status: query.status } : {}) },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: query.offset },
+  );
+  return { data: items.map(deliveryView), total };
+}
+
+async function findDelivery(em: EntityManager, auth: PlatformAuth, webhookId: string, deliveryId: string) {
+  await findWebhook(em, auth, webhookId);
+  const delivery = await em.findOne(Delivery, { id: deliveryId, webhookId });
+  if (!delivery) throw notFound('Delivery');
+  return delivery;
+}
+
+export async function getDelivery(
+  em: EntityManager,
+  auth: PlatformAuth,
+  webhookId: string,
+  deliveryId: string,
+) {
+  const delivery = await findDelivery(em, auth, webhookId, deliveryId);
+  const [event, attempts] = await Promise.all([
+    em.findOneOrFail(Event, { id: delivery.eventId }),
+    em.find(DeliveryAttempt, { deliveryId }, { orderBy: { attempt: 'asc' } }),
+  ]);
+  return {
+    ...deliveryView(delivery),
+    event: JSON.parse(event.payload) as Record<string, unknown>,
+    attemptLog: attempts.map((a) => ({
+      attempt: a.attempt,
+      attemptedAt: a.attemptedAt.toISOString(),
+      success: a.success,
+      statusCode: a.statusCode ?? null,
+      latencyMs: a.latencyMs,
+      error: a.error ?? null,
+      responseBody: a.responseBody ?? null,
+    })),
+  };
+}
+
+/** Starts a just-committed delivery's workflow and records the start; the dispatcher retries it otherwise. */
+async function startNow(ctx: AppContext, delivery: Delivery, singleAttempt: boolean) {
+  const handle = await startDeliveryWorkflow(ctx.temporal, ctx.config, {
+    id: delivery.id,
+    accountId: delivery.account,
+    webhookId: delivery.webhookId,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    singleAttempt,
+  });
+  await ctx.orm.em
+    .getConnection()
+    .execute(
+      'update deliveries set workflow_started_at = now() where id = ? and workflow_started_at is null',
+      [delivery.id],
+    );
+  return handle;
+}
+
+/** Replays a finished delivery of the same event (same `evt_` id) as a new delivery with a full schedule. */
+export async function retryDelivery(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  webhookId: string,
+  deliveryId: string,
+) {
+  const original = await findDelivery(em, auth, webhookId, deliveryId);
+  if (original.status === 'pending')
+    throw conflict('The delivery is still pending; it is retried automatically');
+  const webhook = await findWebhook(em, auth, webhookId);
+  if (!webhook.enabled) throw conflict('The webhook is disabled; enable it before replaying deliveries');
+  const replay = em.create(Delivery, {
+    id: newId('del'),
+    account: auth.accountId,
+    environment: auth.environment,
+    webhookId,
+    eventId: original.eventId,
+    eventType: original.eventType,
+    replayOf: original.id,
+    test: original.test,
+  });
+  await em.flush();
+  await startNow(ctx, replay, original.test).catch((error) =>
+    ctx.logger.warn({ err: error, deliveryId: replay.id }, 'replay start deferred to the dispatcher'),
+  );
+  return deliveryView(replay);
+}
+
+/**
+ * POST /webhooks/:id/test: a `webhook.test` event sent to this webhook only, as a one-attempt
+ * delivery workflow (so it is in the logs and the Web UI), answered when the attempt is done.
+ */
+export async function testWebhook(ctx: AppContext, em: EntityManager, auth: PlatformAuth, id: string) {
+  const webhook = await findWebhook(em, auth, id);
+  const { event, delivery } = await em.transactional(async (tem) => {
+    const { event } = emitEvent(tem, {
+      accountId: auth.accountId,
+      environment: auth.environment,
+      type: 'webhook.test',
+      data: { webhookId: webhook.id, message: 'This is a test event from the voice platform' },
+      personaId: null,
+    });
+    event.dispatchedAt = new Date(); // addressed to this webhook only: not fanned out
+    await tem.flush(); // the event row first: the delivery references it
+    const delivery = tem.create(Delivery, {
+      id: newId('del'),
+      account: auth.accountId,
+      environment: auth.environment,
+      webhookId: webhook.id,
+      eventId: event.id,
+      eventType: 'webhook.test',
+      test: true,
+    });
+    return { event, delivery };
+  });
+  const handle = await startNow(ctx, delivery, true);
+  const result = await handle.result();
+  return {
+    delivered: result.status === 'delivered',
+    statusCode: result.statusCode ?? null,
+    latencyMs: result.latencyMs ?? null,
+    testedAt: new Date().toISOString(),
+    deliveryId: delivery.id,
+    eventId: event.id,
+    ...(result.error ? { error: result.error } : {}),
+  };
+}

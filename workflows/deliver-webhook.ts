@@ -1,0 +1,51 @@
+import { isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { AttemptOutcome } from '../src/webhooks/attempt';
+
+export interface DeliverWebhookInput {
+  deliveryId: string;
+  /** Delay before each attempt, in seconds (WEBHOOK_RETRY_DELAYS when the delivery started). */
+  retryDelaysSeconds: number[];
+  /** WEBHOOK_TIMEOUT_MS: bounds each attempt's activity. */
+  attemptTimeoutMs: number;
+}
+
+export type DeliverWebhookResult = AttemptOutcome & { attempts: number };
+
+/**
+ * One webhook delivery (workflow id = the `del_…` id): attempt, and after a failure wait the next
+ * delay as a durable timer, up to the number of delays (5 by default). Each attempt is one activity
+ * that records itself; the activity is retried only for infrastructure errors (database down), never
+ * for a receiver's answer. Cancelling the workflow (webhook disabled or deleted) ends it quietly.
+ */
+export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
+  const { attemptDelivery } = proxyActivities<Activities>({
+    startToCloseTimeout: input.attemptTimeoutMs + 15_000,
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      maximumAttempts: 20,
+    },
+  });
+  const delays = input.retryDelaysSeconds;
+  let outcome: AttemptOutcome = { status: 'pending' };
+  let attempt = 0;
+  try {
+    for (attempt = 1; attempt <= delays.length; attempt++) {
+      if (delays[attempt - 1] > 0) await sleep(delays[attempt - 1] * 1000);
+      outcome = await attemptDelivery({
+        deliveryId: input.deliveryId,
+        attempt,
+        final: attempt === delays.length,
+        nextDelaySeconds: delays[attempt],
+      });
+      if (outcome.status !== 'pending') break;
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    log.info('delivery cancelled', { deliveryId: input.deliveryId });
+    return { status: 'failed', error: 'Cancelled', attempts: attempt };
+  }
+  return { ...outcome, attempts: Math.min(attempt, delays.length) };
+}
