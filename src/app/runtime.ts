@@ -149,7 +149,11 @@ export async function buildContext(
  * A worker process's work: the Temporal worker (workflows and activities on the task queue) and the
  * event dispatcher that turns the outbox into delivery workflows.
  */
-export async function startWorker(ctx: AppContext, temporalAddress: string, opts: { listen?: boolean } = {}) {
+export async function startWorker(
+  ctx: AppContext,
+  temporalAddress: string,
+  opts: { listen?: boolean; dispatch?: boolean } = {},
+) {
   const { worker, connection } = await createWorker({
     deps: { config: ctx.config, logger: ctx.logger, orm: ctx.orm, encryptor: ctx.encryptor },
     address: temporalAddress,
@@ -164,7 +168,7 @@ export async function startWorker(ctx: AppContext, temporalAddress: string, opts
     logger: ctx.logger,
     listenUrl: opts.listen === false ? undefined : ctx.orm.config.get('clientUrl'),
   });
-  dispatcher.start();
+  if (opts.dispatch !== false) dispatcher.start();
   return {
     worker,
     dispatcher,

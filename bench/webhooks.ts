@@ -1,0 +1,208 @@
+/**
+ * npm run bench:webhooks — N events fanned out to M webhooks on a local receiver, through the real
+ * path: event row (outbox) → dispatcher → one Temporal workflow per delivery → signed POST.
+ * Prints deliveries/s beside the ceiling measured in the same run on the same Temporal server and
+ * worker (a minimal one-activity workflow), and the first-attempt latency (event committed →
+ * receiver got it) p50/p95/p99 at a steady 20 events/s.
+ *
+ * Env: BENCH_EVENTS (N, default 400), BENCH_WEBHOOKS (M, default 5), BENCH_RATE (events/s, 20),
+ * BENCH_LATENCY_SECONDS (15).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { Account } from '../src/accounts/account.entity';
+import { buildContext, startWorker } from '../src/app/runtime';
+import type { PlatformAuth } from '../src/auth/platform-auth';
+import { loadConfig } from '../src/config/env';
+import { emitEvent } from '../src/events/emit';
+import { createLogger } from '../src/logging/logger';
+import { startTemporalDevServer } from '../src/temporal/dev-server';
+import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
+import { createWebhook } from '../src/webhooks/webhooks.service';
+import { systemPingWorkflow } from '../workflows';
+
+const N = Number(process.env.BENCH_EVENTS ?? 400);
+const M = Number(process.env.BENCH_WEBHOOKS ?? 5);
+const RATE = Number(process.env.BENCH_RATE ?? 20);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function main(): Promise<void> {
+  const logger = createLogger('warn', 'bench');
+  const temporal = await startTemporalDevServer({
+    logger,
+    namespace: 'default',
+    searchAttributes: SEARCH_ATTRIBUTES,
+  });
+  const dbName = `vp_bench_wh_${Date.now().toString(36)}`;
+  const dbUrl = new URL(SERVER_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-bench-wh-'));
+
+  // the receiver: answers 200 at once and records when each event arrived
+  const arrivals = new Map<string, number[]>();
+  let received = 0;
+  let onReceive: (() => void) | undefined;
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = req.headers['x-service-event-id'] as string;
+      const list = arrivals.get(id) ?? [];
+      list.push(performance.now());
+      arrivals.set(id, list);
+      received++;
+      res.end('ok');
+      onReceive?.();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    DATABASE_URL: dbUrl.toString(),
+    DATABASE_POOL_MAX: '20',
+    TEMPORAL_ADDRESS: temporal.address,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  });
+  const ctx = await buildContext(
+    config,
+    logger,
+    { databaseUrl: dbUrl.toString(), poolMax: 20, temporalAddress: temporal.address },
+    { migrate: true, registerSearchAttributes: false },
+  );
+  const worker = await startWorker(ctx, temporal.address);
+  const waitForReceived = (count: number) =>
+    new Promise<void>((resolve) => {
+      if (received >= count) return resolve();
+      onReceive = () => {
+        if (received >= count) {
+          onReceive = undefined;
+          resolve();
+        }
+      };
+    });
+
+  try {
+    const em = ctx.orm.em.fork();
+    const account = em.create(Account, { issuer: 'bench', subject: 'bench', plan: 'enterprise' });
+    await em.flush();
+    const auth: PlatformAuth = {
+      accountId: account.id,
+      environment: 'live',
+      keyId: 'key_bench',
+      scopes: [],
+      plan: 'enterprise',
+    } as unknown as PlatformAuth;
+    for (let i = 0; i < M; i++) {
+      await createWebhook(ctx, em.fork(), auth, {
+        name: `bench ${i}`,
+        url: receiverUrl,
+        events: ['tool.called'],
+      });
+    }
+    const emit = async (count: number) => {
+      const fork = ctx.orm.em.fork();
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) {
+        ids.push(
+          emitEvent(fork, {
+            accountId: account.id,
+            environment: 'live',
+            type: 'tool.called',
+            data: { sessionId: 'sess_bench', toolId: 'tool_bench', toolName: 'bench', arguments: { i } },
+          }).event.id,
+        );
+      }
+      await fork.flush();
+      return { ids, committedAt: performance.now() };
+    };
+
+    // warm-up: worker caches, connections, the receiver's keep-alive sockets
+    await emit(20);
+    await waitForReceived(20 * M);
+
+    // ceiling: N × M minimal one-activity workflows, started as fast as the client can
+    const total = N * M;
+    const ceilingStart = performance.now();
+    const handles = [];
+    for (let i = 0; i < total; i += 200) {
+      const batch = Array.from({ length: Math.min(200, total - i) }, (_, j) =>
+        ctx.temporal.workflow.start(systemPingWorkflow, {
+          workflowId: `bench-ping-${i + j}-${Date.now()}`,
+          taskQueue: config.temporal.taskQueue,
+          args: [{ requestedAt: new Date().toISOString() }],
+        }),
+      );
+      handles.push(...(await Promise.all(batch)));
+    }
+    await Promise.all(handles.map((h) => h.result()));
+    const ceilingSeconds = (performance.now() - ceilingStart) / 1000;
+    const ceiling = total / ceilingSeconds;
+
+    // throughput: N events to M webhooks, committed at once
+    const before = received;
+    const deliveryStart = performance.now();
+    for (let i = 0; i < N; i += 200) await emit(Math.min(200, N - i));
+    await waitForReceived(before + total);
+    const deliverySeconds = (performance.now() - deliveryStart) / 1000;
+    const throughput = total / deliverySeconds;
+
+    // latency at a steady rate: every delivery's first attempt, from the event's commit
+    const latencies: number[] = [];
+    const pending: { ids: string[]; committedAt: number }[] = [];
+    const ticks = LATENCY_SECONDS * RATE;
+    const steadyStart = performance.now();
+    for (let i = 0; i < ticks; i++) {
+      const due = steadyStart + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      pending.push(await emit(1));
+    }
+    await waitForReceived(before + total + ticks * M);
+    for (const p of pending)
+      for (const at of arrivals.get(p.ids[0]) ?? []) latencies.push(at - p.committedAt);
+    latencies.sort((a, b) => a - b);
+
+    const fmt = (n: number) => n.toFixed(0).padStart(6);
+    console.log(
+      `\nbench:webhooks — ${N} events × ${M} webhooks = ${total} deliveries, ${os.cpus().length} cores`,
+    );
+    console.log(
+      `one-activity workflow (ceiling)   ${fmt(ceiling)} workflows/s  (${ceilingSeconds.toFixed(1)} s)`,
+    );
+    console.log(
+      `webhook deliveries                ${fmt(throughput)} deliveries/s (${deliverySeconds.toFixed(1)} s)`,
+    );
+    console.log(`ratio deliveries/ceiling: ${((throughput / ceiling) * 100).toFixed(1)}% (target >= 70%)`);
+    console.log(
+      `first-attempt latency at ${RATE} events/s × ${M} webhooks, ${ticks} events: p50 ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms (target p95 <= 250 ms)`,
+    );
+  } finally {
+    await worker.stop();
+    await ctx.close();
+    await temporal.stop();
+    receiver.closeAllConnections();
+    receiver.close();
+    const admin = new Client({ connectionString: SERVER_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

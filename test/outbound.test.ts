@@ -1,0 +1,118 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import os from 'node:os';
+import { isBlockedAddress, OutboundError, sendOutbound, urlProblem } from '../src/outbound/http';
+
+describe('outbound HTTP guard (SSRF)', () => {
+  it('classifies private, loopback, link-local, metadata and reserved addresses as blocked', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
+      expect([address, isBlockedAddress(address)]).toEqual([address, true]);
+    }
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+      expect([address, isBlockedAddress(address)]).toEqual([address, false]);
+    }
+  });
+
+  it('checks URLs before any request', () => {
+    const strict = { allowPrivate: false, allowHttp: false };
+    expect(urlProblem('http://example.com', strict)).toBe('must be an https URL');
+    expect(urlProblem('https://user:pw@example.com', strict)).toBe('must not contain credentials');
+    expect(urlProblem('https://10.0.0.1/x', strict)).toMatch(/private/);
+    expect(urlProblem('https://[::ffff:169.254.169.254]/', strict)).toMatch(/private/);
+    expect(urlProblem('https://example.com/hook', strict)).toBeUndefined();
+    expect(urlProblem('http://127.0.0.1:8080', { allowPrivate: true, allowHttp: true })).toBeUndefined();
+  });
+
+  describe('against a real local server', () => {
+    let server: http.Server;
+    let port: number;
+    let hits = 0;
+    beforeAll(async () => {
+      server = http.createServer((req, res) => {
+        hits++;
+        if (req.url === '/redirect') {
+          res.writeHead(302, { location: '/elsewhere' });
+          return res.end();
+        }
+        if (req.url === '/slow') return setTimeout(() => res.end('late'), 2_000);
+        if (req.url === '/big') return res.end('x'.repeat(100_000));
+        res.end('ok');
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      port = (server.address() as { port: number }).port;
+    });
+    afterAll(() => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    });
+
+    const send = (url: string, allowPrivate: boolean, timeoutMs = 5_000) =>
+      sendOutbound({
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        timeoutMs,
+        maxResponseBytes: 4096,
+        policy: { allowPrivate, allowHttp: true },
+      });
+
+    it('refuses loopback by literal address and by a name that resolves to it, without connecting', async () => {
+      const before = hits;
+      for (const url of [
+        `http://127.0.0.1:${port}/`,
+        `http://localhost:${port}/`,
+        'http://169.254.169.254/latest',
+      ]) {
+        const error = await send(url, false).catch((e) => e);
+        expect(error).toBeInstanceOf(OutboundError);
+        expect(error.kind).toBe('blocked');
+      }
+      // a name the URL check cannot judge, which resolves to loopback (the machine's own host
+      // name, in /etc/hosts): refused at lookup, on the resolved address
+      const name = os.hostname();
+      const { address } = await dns.promises.lookup(name);
+      expect(isBlockedAddress(address)).toBe(true);
+      const resolved = await sendOutbound({
+        url: `http://${name}:${port}/`,
+        method: 'GET',
+        headers: {},
+        timeoutMs: 5_000,
+        maxResponseBytes: 10,
+        policy: { allowPrivate: false, allowHttp: true },
+      }).catch((e) => e);
+      expect(resolved).toBeInstanceOf(OutboundError);
+      expect(resolved.kind).toBe('blocked');
+      expect(hits).toBe(before);
+    });
+
+    it('when allowed: does not follow redirects, caps the body, and times out', async () => {
+      const redirect = await send(`http://127.0.0.1:${port}/redirect`, true);
+      expect(redirect.status).toBe(302);
+      const big = await send(`http://127.0.0.1:${port}/big`, true);
+      expect(big.body).toHaveLength(4096);
+      expect(big.truncated).toBe(true);
+      const slow = await send(`http://127.0.0.1:${port}/slow`, true, 300).catch((e) => e);
+      expect(slow).toBeInstanceOf(OutboundError);
+      expect(slow.kind).toBe('timeout');
+      const refused = await send('http://127.0.0.1:1/', true).catch((e) => e);
+      expect(refused.kind).toBe('connection');
+    });
+  });
+});
