@@ -185,9 +185,7 @@ async function recordAttempt(
 ): Promise<void> {
   const webhook =
     r.webhookUpdate === 'delivered'
-      ? `, hook as (update webhooks set failing = false,
-           last_delivered_at = greatest(coalesce(last_delivered_at, :at), :at)
-           where id = (select webhook_id from del))`
+      ? `, hook as (update webhooks set failing = false where id = (select webhook_id from del) and failing)`
       : r.webhookUpdate === 'failing'
         ? `, hook as (update webhooks set failing = true where id = (select webhook_id from del) and not failing)`
         : '';

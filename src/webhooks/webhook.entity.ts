@@ -17,7 +17,6 @@ export class Webhook {
     | 'enabled'
     | 'failing'
     | 'personaId'
-    | 'lastDeliveredAt'
     | 'previousSecretCiphertext'
     | 'previousSecretExpiresAt';
   id: string = newId('wh');
@@ -33,7 +32,6 @@ export class Webhook {
   previousSecretExpiresAt?: Date | null;
   /** Set when a delivery exhausts its attempts; cleared by the next successful delivery. */
   failing = false;
-  lastDeliveredAt?: Date | null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }
@@ -54,7 +52,6 @@ export const WebhookSchema = new EntitySchema<Webhook>({
     previousSecretCiphertext: { type: 'text', nullable: true },
     previousSecretExpiresAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     failing: { type: 'boolean' },
-    lastDeliveredAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz' },
     updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
   },

@@ -20,7 +20,7 @@ export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-function summary(w: Webhook) {
+function summary(w: Webhook, lastDeliveredAt: Date | string | null = null) {
   return {
     id: w.id,
     name: w.name,
@@ -29,7 +29,7 @@ function summary(w: Webhook) {
     enabled: w.enabled,
     personaId: w.personaId ?? null,
     status: webhookStatus(w),
-    lastDeliveredAt: iso(w.lastDeliveredAt),
+    lastDeliveredAt: iso(lastDeliveredAt),
     createdAt: w.createdAt.toISOString(),
   };
 }
@@ -40,6 +40,24 @@ function checkUrl(ctx: AppContext, url: string): void {
     allowHttp: ctx.config.outboundAllowHttp,
   });
   if (problem) throw validationFailed([`url: ${problem}`]);
+}
+
+/**
+ * When each webhook last had a delivery succeed: read from the deliveries (one index probe per
+ * webhook), so deliveries never contend on the webhook's row to keep a copy up to date.
+ */
+async function lastDeliveries(em: EntityManager, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await em
+    .getConnection()
+    .getKnex()
+    .raw<{ rows: { id: string; delivered_at: string }[] }>(
+      `select w.id, d.delivered_at from unnest(?::text[]) as w(id)
+     cross join lateral (select delivered_at from deliveries
+       where webhook_id = w.id and delivered_at is not null order by delivered_at desc limit 1) d`,
+      [ids],
+    );
+  return new Map(rows.map((r) => [r.id, r.delivered_at]));
 }
 
 async function findWebhook(em: EntityManager, auth: PlatformAuth, id: string): Promise<Webhook> {
@@ -106,7 +124,11 @@ export async function listWebhooks(
     limit: query.limit,
     offset: query.offset,
   });
-  return { data: items.map(summary), total };
+  const last = await lastDeliveries(
+    em,
+    items.map((w) => w.id),
+  );
+  return { data: items.map((w) => summary(w, last.get(w.id) ?? null)), total };
 }
 
 export async function getWebhook(em: EntityManager, auth: PlatformAuth, id: string) {
@@ -124,8 +146,9 @@ export async function getWebhook(em: EntityManager, auth: PlatformAuth, id: stri
     .execute<
       { total: number; successful: number; failed: number; pending: number; average_latency_ms: number }[]
     >('all', false);
+  const last = await lastDeliveries(em, [webhook.id]);
   return {
-    ...summary(webhook),
+    ...summary(webhook, last.get(webhook.id) ?? null),
     updatedAt: webhook.updatedAt.toISOString(),
     deliveryStats: {
       total: stats.total,

@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261121100000Webhooks extends Migration {
   override async up(): Promise<void> {
     this.addSql(
-      `create table "webhooks" ("id" varchar(40) not null, "account_id" varchar(40) not null, "environment" varchar(8) not null, "name" varchar(100) not null, "url" varchar(2048) not null, "events" text[] not null, "enabled" boolean not null default true, "persona_id" varchar(64) null, "secret_ciphertext" text not null, "previous_secret_ciphertext" text null, "previous_secret_expires_at" timestamptz null, "failing" boolean not null default false, "last_delivered_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "webhooks_pkey" primary key ("id"));`,
+      `create table "webhooks" ("id" varchar(40) not null, "account_id" varchar(40) not null, "environment" varchar(8) not null, "name" varchar(100) not null, "url" varchar(2048) not null, "events" text[] not null, "enabled" boolean not null default true, "persona_id" varchar(64) null, "secret_ciphertext" text not null, "previous_secret_ciphertext" text null, "previous_secret_expires_at" timestamptz null, "failing" boolean not null default false, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "webhooks_pkey" primary key ("id"));`,
     );
     this.addSql(
       `create index "webhooks_owner_index" on "webhooks" ("account_id", "environment", "created_at");`,
@@ -37,6 +37,9 @@ export class Migration20261121100000Webhooks extends Migration {
     );
     this.addSql(
       `create index "deliveries_webhook_index" on "deliveries" ("webhook_id", "status", "created_at");`,
+    );
+    this.addSql(
+      `create index "deliveries_last_delivered_index" on "deliveries" ("webhook_id", "delivered_at" desc) where "delivered_at" is not null;`,
     );
     this.addSql(
       `create index "deliveries_unstarted_index" on "deliveries" ("created_at") where "workflow_started_at" is null and "status" = 'pending';`,
