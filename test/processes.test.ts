@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV } from './support/env';
+import { createIsolatedDatabase } from './support/isolated-db';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -75,7 +76,9 @@ describe('processes: npm run api / npm run worker stop cleanly on SIGTERM', () =
   });
 
   it('the worker stops polling and exits 0 within 10 s', async () => {
-    const { child, output } = spawnProcess('worker.ts', {});
+    // its own database: a worker also dispatches the outbox, which must stay the run worker's
+    const db = await createIsolatedDatabase('proc');
+    const { child, output } = spawnProcess('worker.ts', { DATABASE_URL: db.url });
     try {
       await waitFor(() => output().includes('worker polling'), `the worker to poll\n${output()}`);
       const exited = exitOf(child);
@@ -85,6 +88,7 @@ describe('processes: npm run api / npm run worker stop cleanly on SIGTERM', () =
       expect(ms).toBeLessThan(10_000);
     } finally {
       child.kill('SIGKILL');
+      await db.drop();
     }
   });
 

@@ -1,6 +1,7 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { verifyWebhookSignature } from '../src/index';
+import { AccountIdKey, EventTypeKey, WebhookIdKey } from '../src/temporal/search-attributes';
 import { eventually, type Receiver, startReceiver } from './support/receiver';
 import {
   call,
@@ -273,6 +274,18 @@ describe('event delivery', () => {
     });
     expect(entry.id).toMatch(/^del_/);
     expect(entry.latencyMs).toEqual(expect.any(Number));
+    // the operator's view: the del_ id is the workflow id, with searchable account, webhook and type
+    const described = await app.ctx.temporal.workflow.getHandle(entry.id).describe();
+    expect(described.type).toBe('deliverWebhookWorkflow');
+    expect(described.status.name).toBe('COMPLETED');
+    expect(described.typedSearchAttributes.get(AccountIdKey)).toBe(dev.publisherId);
+    expect(described.typedSearchAttributes.get(WebhookIdKey)).toBe(hook.id);
+    expect(described.typedSearchAttributes.get(EventTypeKey)).toBe('tool.called');
+    const found = [];
+    for await (const wf of app.ctx.temporal.workflow.list({ query: `WebhookId = "${hook.id}"` }))
+      found.push(wf.workflowId);
+    expect(found).toEqual([entry.id]);
+
     const got = await api('GET', `/webhooks/${hook.id}`);
     expect(got.body.data.lastDeliveredAt).toBe(entry.deliveredAt);
     expect(got.body.data.deliveryStats).toEqual({

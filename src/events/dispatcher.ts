@@ -30,6 +30,7 @@ interface UnstartedRow {
   webhook_id: string;
   event_id: string;
   event_type: string;
+  test: boolean;
 }
 
 /**
@@ -184,7 +185,7 @@ export class EventDispatcher {
     let failed: unknown;
     const moved = await this.deps.knex.transaction(async (trx) => {
       const { rows } = await trx.raw<{ rows: UnstartedRow[] }>(
-        `select id, account_id, webhook_id, event_id, event_type from deliveries
+        `select id, account_id, webhook_id, event_id, event_type, test from deliveries
          where workflow_started_at is null and status = 'pending'
          order by created_at limit ? for update skip locked`,
         [BATCH],
@@ -200,6 +201,7 @@ export class EventDispatcher {
               webhookId: r.webhook_id,
               eventId: r.event_id,
               eventType: r.event_type,
+              singleAttempt: r.test,
             }),
           ),
         ),
