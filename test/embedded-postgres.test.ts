@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { migrationsList } from '../src/db/migrations';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -19,7 +20,7 @@ describe('embedded PostgreSQL (PGlite) for machines with only Node.js', () => {
     const result = JSON.parse(stdout.trim().split('\n').pop()!);
     expect(result).toEqual({
       reachable: true,
-      firstMigrations: ['Migration20261121000000Foundation'],
+      firstMigrations: migrationsList.map((m) => m.name),
       secondMigrations: [],
       accounts: 1,
       reachableAfterStop: false,

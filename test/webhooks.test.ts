@@ -275,7 +275,9 @@ describe('event delivery', () => {
     expect(entry.id).toMatch(/^del_/);
     expect(entry.latencyMs).toEqual(expect.any(Number));
     // the operator's view: the del_ id is the workflow id, with searchable account, webhook and type
-    const described = await app.ctx.temporal.workflow.getHandle(entry.id).describe();
+    const handle = app.ctx.temporal.workflow.getHandle(entry.id);
+    expect(await handle.result()).toMatchObject({ status: 'delivered', attempts: 1 });
+    const described = await handle.describe();
     expect(described.type).toBe('deliverWebhookWorkflow');
     expect(described.status.name).toBe('COMPLETED');
     expect(described.typedSearchAttributes.get(AccountIdKey)).toBe(dev.publisherId);

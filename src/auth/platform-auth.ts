@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { AppContext } from '../app/context';
 import type { Plan } from '../config/env';
+import { preparedStatement } from '../db/prepared';
 import { forbidden, unauthorized } from '../http/errors';
 import type { Environment } from '../keys/api-key.entity';
 import { API_KEY_PATTERN, hashApiKey } from '../keys/key-material';
@@ -38,19 +39,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export function platformAuthenticator(ctx: AppContext) {
   const knex = ctx.orm.em.getConnection().getKnex();
   // A named prepared statement: parsed and planned once per connection, not on every request.
-  const lookupKey = async (keyHash: string): Promise<KeyRow | undefined> => {
-    const connection = await knex.client.acquireConnection();
-    try {
-      const result = await connection.query({
-        name: 'platform-auth-key-lookup',
-        text: KEY_LOOKUP_SQL,
-        values: [keyHash],
-      });
-      return result.rows[0];
-    } finally {
-      await knex.client.releaseConnection(connection);
-    }
-  };
+  const lookup = preparedStatement<KeyRow>(knex, 'platform-auth-key-lookup', KEY_LOOKUP_SQL);
+  const lookupKey = async (keyHash: string) => (await lookup([keyHash]))[0];
   return async (req: Request): Promise<PlatformAuth> => {
     const key = bearerToken(req, 'API key');
     if (!API_KEY_PATTERN.test(key)) throw unauthorized('Malformed API key: expected pk_live_… or pk_test_…');

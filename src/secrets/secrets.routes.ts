@@ -10,9 +10,10 @@ import {
   SecretList,
   SecretNameParams,
 } from './secrets.schemas';
-import { deleteSecret, listSecrets, putSecret } from './secrets.service';
+import { deleteSecret, putSecret, secretLister } from './secrets.service';
 
 export function mountSecretRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
+  const listSecrets = secretLister(ctx.orm.em);
   platform
     .route({
       method: 'put',
@@ -38,7 +39,7 @@ export function mountSecretRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppConte
       query: ListSecretsQuery,
       success: { description: 'Secrets, by name', schema: SecretList },
       handler: async ({ auth, query }) => {
-        const { data, total } = await listSecrets(ctx.orm.em, auth, query);
+        const { data, total } = await listSecrets(auth, query);
         return paged(data, { total, limit: query.limit, offset: query.offset });
       },
     })

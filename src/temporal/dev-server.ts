@@ -253,7 +253,9 @@ async function waitUntilReady(
   let notReady = 'no answer';
   while (Date.now() < deadline) {
     // A fresh lazy connection per attempt: a failed connect stays failed, and it must always be closed.
-    const connection = Connection.lazy({ address, connectTimeout: '2s' });
+    // No gRPC retry interceptor: this loop retries, and a retry timer left pending by the SDK's
+    // interceptor would fire on the closed channel and throw outside any promise.
+    const connection = Connection.lazy({ address, connectTimeout: '2s', interceptors: [] });
     const outcome = await Promise.race([
       probe(connection, namespace, searchAttributes),
       exited.then((reason) => ({ exited: reason })),
