@@ -19,7 +19,10 @@ import { ApiRoot } from '../http/api-router';
 import { ApiError } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
 import { mountKeyRoutes } from '../keys/keys.routes';
+import { mountMcpServerRoutes } from '../mcp/mcp.routes';
+import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
+import { mountToolRoutes } from '../tools/tools.routes';
 import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
 import type { AppContext } from './context';
 
@@ -33,6 +36,8 @@ export const API_ROOTS = {
 /** The API roots, so feature modules can add routes to them. */
 export interface ApiRoots {
   platform: ApiRoot<PlatformAuth>;
+  /** Platform routes without an API key (the OAuth redirect target), limited per address. */
+  platformPublic: ApiRoot<null>;
   console: ApiRoot<ConsoleAuth>;
   marketplaceUser: ApiRoot<MarketplaceUser>;
   marketplacePublisher: ApiRoot<MarketplacePublisher>;
@@ -91,6 +96,15 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
       },
       registry,
     ),
+    platformPublic: new ApiRoot<null>(
+      {
+        basePath: API_ROOTS.platform,
+        tag: 'Platform API v2',
+        authenticate: () => null,
+        limit: (req, res) => ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown'),
+      },
+      registry,
+    ),
     console: new ApiRoot<ConsoleAuth>(
       {
         basePath: API_ROOTS.console,
@@ -138,9 +152,13 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountSecretRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);
   mountEventRoutes(roots.platform, ctx);
+  mountOAuthRoutes(roots.platform, ctx);
+  mountOAuthCallback(roots.platformPublic, ctx);
+  mountMcpServerRoutes(roots.platform, ctx);
+  mountToolRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
 
-  app.use(API_ROOTS.platform, roots.platform.router);
+  app.use(API_ROOTS.platform, roots.platformPublic.router, roots.platform.router);
   app.use(API_ROOTS.console, roots.console.router);
   app.use(API_ROOTS.marketplace, roots.marketplaceUser.router, roots.marketplacePublisher.router);
   app.use(API_ROOTS.admin, roots.admin.router);

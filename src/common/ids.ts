@@ -30,7 +30,9 @@ export type IdPrefix =
   | 'mcp'
   | 'inst'
   | 'persona'
-  | 'req';
+  | 'req'
+  | 'oap'
+  | 'oat';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -1,7 +1,10 @@
 import { AccountSchema } from '../accounts/account.entity';
 import { EventSchema } from '../events/event.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
+import { McpServerSchema } from '../mcp/mcp-server.entity';
+import { OAuthAuthorizationSchema, OAuthProviderSchema, OAuthTokenSchema } from '../oauth/oauth.entity';
 import { SecretSchema } from '../secrets/secret.entity';
+import { ToolSchema } from '../tools/tool.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
 import { WebhookSchema } from '../webhooks/webhook.entity';
 
@@ -14,4 +17,9 @@ export const entities = [
   EventSchema,
   DeliverySchema,
   DeliveryAttemptSchema,
+  OAuthProviderSchema,
+  OAuthAuthorizationSchema,
+  OAuthTokenSchema,
+  McpServerSchema,
+  ToolSchema,
 ];

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'RATE_LIMIT_EXCEEDED'
   | 'PAYLOAD_TOO_LARGE'
   | 'SERVICE_UNAVAILABLE'
+  | 'UPSTREAM_ERROR'
   | 'INTERNAL';
 
 /** An error with a place in the contract: its status, code and message reach the client as they are. */

@@ -42,7 +42,7 @@ type LookupCallback = (
  * blocked, so the check applies to the address the socket connects to, at every connection (DNS
  * can change between attempts).
  */
-function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '');
     const list = addresses as dns.LookupAddress[];

@@ -1,0 +1,252 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../app/context';
+import type { PlatformAuth } from '../auth/platform-auth';
+import type { Plan } from '../config/env';
+import { ApiError, notFound, planLimitReached, validationFailed } from '../http/errors';
+import { OAuthToken } from '../oauth/oauth.entity';
+import { urlProblem } from '../outbound/http';
+import { McpError, withMcpClient } from './mcp-client';
+import { type DiscoveredTool, McpServer, type McpTransport, mcpHeadersAad } from './mcp-server.entity';
+
+type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
+
+/** MCP servers per account and environment (SPEC 8); enterprise is unlimited. */
+export const MCP_SERVER_LIMITS: Record<Plan, number | null> = { free: 3, pro: 25, enterprise: null };
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function serverView(ctx: AppContext, s: McpServer) {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description ?? null,
+    transport: s.transport,
+    endpoint: s.endpoint,
+    autoConnect: s.autoConnect,
+    headerNames: s.headersCiphertext
+      ? Object.keys(JSON.parse(ctx.encryptor.decrypt(s.headersCiphertext, mcpHeadersAad(s))))
+      : [],
+    oauthTokenId: s.oauthTokenId ?? null,
+    status: s.status,
+    lastConnectedAt: iso(s.lastConnectedAt),
+    lastError: s.lastError ?? null,
+    toolCount: s.toolCount,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+  };
+}
+
+export async function findServer(em: EntityManager, owner: Owner, id: string): Promise<McpServer> {
+  const server = await em.findOne(McpServer, {
+    id,
+    account: owner.accountId,
+    environment: owner.environment,
+  });
+  if (!server) throw notFound('MCP server');
+  return server;
+}
+
+async function checkInput(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  input: { endpoint?: string; oauthTokenId?: string | null },
+) {
+  const problems: string[] = [];
+  if (input.endpoint !== undefined) {
+    const problem = urlProblem(input.endpoint, {
+      allowPrivate: ctx.config.outboundAllowPrivate,
+      allowHttp: ctx.config.outboundAllowHttp,
+    });
+    if (problem) problems.push(`endpoint: ${problem}`);
+  }
+  if (input.oauthTokenId) {
+    const token = await em.findOne(OAuthToken, {
+      id: input.oauthTokenId,
+      account: owner.accountId,
+      environment: owner.environment,
+    });
+    if (!token) problems.push('oauthTokenId: no such OAuth token');
+  }
+  if (problems.length) throw validationFailed(problems);
+}
+
+/** initialize + tools/list; records the outcome on the server (status, lastError, the tool cache). */
+async function discover(ctx: AppContext, em: EntityManager, owner: Owner, server: McpServer) {
+  const started = performance.now();
+  try {
+    const { tools, serverInfo } = await withMcpClient(ctx, em, owner, server, async (client) => {
+      const listed: DiscoveredTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined);
+        for (const t of page.tools) {
+          listed.push({
+            name: t.name,
+            ...(t.description ? { description: t.description } : {}),
+            inputSchema: t.inputSchema as Record<string, unknown>,
+          });
+        }
+        cursor = page.nextCursor;
+      } while (cursor && listed.length < 1000);
+      return { tools: listed, serverInfo: client.getServerVersion() ?? {} };
+    });
+    const now = new Date();
+    Object.assign(server, {
+      status: 'connected',
+      lastConnectedAt: now,
+      lastError: null,
+      tools,
+      toolCount: tools.length,
+      toolsFetchedAt: now,
+      serverInfo,
+    });
+    await em.flush();
+    return { ok: true as const, latencyMs: Math.round(performance.now() - started), tools, serverInfo };
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error;
+    server.status = 'error';
+    server.lastError = error.message;
+    await em.flush();
+    return { ok: false as const, latencyMs: Math.round(performance.now() - started), error: error.message };
+  }
+}
+
+export interface McpServerInput {
+  name: string;
+  description?: string;
+  transport: McpTransport;
+  endpoint: string;
+  autoConnect: boolean;
+  headers?: Record<string, string>;
+  oauthTokenId?: string | null;
+}
+
+export async function createServer(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  input: McpServerInput,
+) {
+  await checkInput(ctx, em, auth, input);
+  const server = await em.transactional(async (tem) => {
+    const limit = MCP_SERVER_LIMITS[auth.plan];
+    if (limit !== null) {
+      await tem
+        .getConnection()
+        .execute(
+          'select pg_advisory_xact_lock(hashtext(?))',
+          [`mcp:${auth.accountId}:${auth.environment}`],
+          'all',
+          tem.getTransactionContext(),
+        );
+      const count = await tem.count(McpServer, { account: auth.accountId, environment: auth.environment });
+      if (count >= limit) {
+        throw planLimitReached(`The ${auth.plan} plan allows ${limit} MCP servers; delete one or upgrade`);
+      }
+    }
+    const s = tem.create(McpServer, {
+      account: auth.accountId,
+      environment: auth.environment,
+      name: input.name,
+      description: input.description ?? null,
+      transport: input.transport,
+      endpoint: input.endpoint,
+      autoConnect: input.autoConnect,
+      oauthTokenId: input.oauthTokenId ?? null,
+    });
+    if (input.headers && Object.keys(input.headers).length) {
+      s.headersCiphertext = ctx.encryptor.encrypt(JSON.stringify(input.headers), mcpHeadersAad(s));
+    }
+    return s;
+  });
+  if (server.autoConnect) await discover(ctx, em, auth, server);
+  return serverView(ctx, server);
+}
+
+export async function listServers(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  page: { limit: number; offset: number },
+) {
+  const [items, total] = await em.findAndCount(
+    McpServer,
+    { account: owner.accountId, environment: owner.environment },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
+  );
+  return { data: items.map((s) => serverView(ctx, s)), total };
+}
+
+export async function updateServer(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  changes: Partial<Omit<McpServerInput, 'headers' | 'description'>> & {
+    headers?: Record<string, string> | null;
+    description?: string | null;
+  },
+) {
+  const server = await findServer(em, owner, id);
+  await checkInput(ctx, em, owner, changes);
+  const { headers, ...rest } = changes;
+  em.assign(server, rest);
+  if (headers !== undefined) {
+    server.headersCiphertext =
+      headers && Object.keys(headers).length
+        ? ctx.encryptor.encrypt(JSON.stringify(headers), mcpHeadersAad(server))
+        : null;
+  }
+  const connectionChanged = ['endpoint', 'transport', 'headers', 'oauthTokenId'].some((k) => k in changes);
+  if (connectionChanged) {
+    Object.assign(server, {
+      status: 'unknown',
+      tools: null,
+      toolCount: 0,
+      toolsFetchedAt: null,
+      lastError: null,
+    });
+  }
+  server.updatedAt = new Date();
+  await em.flush();
+  if (connectionChanged && server.autoConnect) await discover(ctx, em, owner, server);
+  return serverView(ctx, server);
+}
+
+export async function deleteServer(em: EntityManager, owner: Owner, id: string) {
+  const server = await findServer(em, owner, id);
+  await em.remove(server).flush();
+  return { deleted: true as const, id };
+}
+
+/** POST /mcp-servers/:id/test: a real initialize + tools/list. */
+export async function testServer(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
+  const server = await findServer(em, owner, id);
+  const outcome = await discover(ctx, em, owner, server);
+  return outcome.ok
+    ? {
+        connected: true,
+        latencyMs: outcome.latencyMs,
+        serverInfo: outcome.serverInfo,
+        toolCount: outcome.tools.length,
+      }
+    : { connected: false, latencyMs: outcome.latencyMs, error: outcome.error };
+}
+
+/** The discovered tools: from the cache unless `refresh` (or never listed); 502 when listing fails. */
+export async function serverTools(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  refresh: boolean,
+) {
+  const server = await findServer(em, owner, id);
+  if (!refresh && server.tools && server.toolsFetchedAt) {
+    return { tools: server.tools, fetchedAt: server.toolsFetchedAt.toISOString(), cached: true };
+  }
+  const outcome = await discover(ctx, em, owner, server);
+  if (!outcome.ok) throw new ApiError(502, 'UPSTREAM_ERROR', outcome.error);
+  return { tools: outcome.tools, fetchedAt: server.toolsFetchedAt!.toISOString(), cached: false };
+}

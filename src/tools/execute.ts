@@ -1,0 +1,267 @@
+import type { AppContext } from '../app/context';
+import type { PlatformAuth } from '../auth/platform-auth';
+import { newId } from '../common/ids';
+import { emitEvent } from '../events/emit';
+import { validationFailed } from '../http/errors';
+import { McpError, withMcpClient } from '../mcp/mcp-client';
+import { McpServer } from '../mcp/mcp-server.entity';
+import { OutboundError, sendOutbound } from '../outbound/http';
+import { resolveSecrets } from '../secrets/secrets.service';
+import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
+import { argumentProblems } from './arguments';
+import type { Tool } from './tool.entity';
+import type { ToolParameters } from './tools.schemas';
+
+type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
+
+export interface ToolExecutionResult {
+  success: boolean;
+  result?: unknown;
+  error?: string;
+  durationMs: number;
+  statusCode?: number;
+}
+
+/** What one run produced, before events and timing are added. */
+type Outcome =
+  | { success: true; result: unknown; statusCode?: number }
+  | { success: false; error: string; statusCode?: number };
+
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_RESPONSE_LIMIT = 1024 * 1024;
+const LLM_TIMEOUT_MS = 30_000;
+
+/** Removes secret values from anything headed for a response or an event. */
+function scrubValue<T>(value: T, sensitive: string[]): T {
+  if (sensitive.length === 0 || value === undefined) return value;
+  const text = JSON.stringify(value);
+  const clean = scrubSecrets(text, sensitive);
+  return clean === text ? value : (JSON.parse(clean) as T);
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function runWebhook(
+  ctx: AppContext,
+  owner: Owner,
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<() => Promise<Outcome>> {
+  const config = tool.config as {
+    url: string;
+    method: string;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  };
+  const em = ctx.orm.em.fork();
+  const secrets = await resolveSecrets(
+    em,
+    ctx.encryptor,
+    owner,
+    secretNamesIn(Object.values(config.headers ?? {})),
+  );
+  const sensitive = [...secrets.values()];
+  return async () => {
+    const url = new URL(config.url);
+    let body: string | undefined;
+    if (config.method === 'GET' || config.method === 'DELETE') {
+      for (const [k, v] of Object.entries(args))
+        url.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    } else {
+      body = JSON.stringify(args);
+    }
+    try {
+      const response = await sendOutbound({
+        url: url.toString(),
+        method: config.method,
+        headers: {
+          'User-Agent': 'VoicePlatform-Tools/1.0',
+          Accept: 'application/json',
+          ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+          ...renderSecretHeaders(config.headers, secrets),
+        },
+        body,
+        timeoutMs: config.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+        maxResponseBytes: WEBHOOK_RESPONSE_LIMIT,
+        policy: { allowPrivate: ctx.config.outboundAllowPrivate, allowHttp: ctx.config.outboundAllowHttp },
+      });
+      const text = scrubSecrets(response.body, sensitive);
+      if (response.status >= 200 && response.status < 300) {
+        return { success: true, result: parseBody(text), statusCode: response.status };
+      }
+      return {
+        success: false,
+        error: `HTTP ${response.status}: ${text.slice(0, 500)}`,
+        statusCode: response.status,
+      };
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      const prefix =
+        error.kind === 'blocked' ? 'Refused' : error.kind === 'timeout' ? 'Timed out' : 'Request failed';
+      return { success: false, error: scrubSecrets(`${prefix}: ${error.message}`, sensitive) };
+    }
+  };
+}
+
+/** An MCP tool result per DESIGN.md: structuredContent, else one text item (JSON when it parses), else the content. */
+export function mcpResultValue(result: { structuredContent?: unknown; content?: unknown }): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (content.length === 1 && content[0]?.type === 'text') return parseBody(content[0].text as string);
+  return content;
+}
+
+function mcpErrorText(content: unknown): string {
+  const items = Array.isArray(content) ? content : [];
+  const text = items
+    .filter((c) => c?.type === 'text')
+    .map((c) => c.text as string)
+    .join('\n');
+  return text || 'The tool reported an error';
+}
+
+async function runMcp(
+  ctx: AppContext,
+  owner: Owner,
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<() => Promise<Outcome>> {
+  const config = tool.config as { serverId: string; toolName: string };
+  const em = ctx.orm.em.fork();
+  const server = await em.findOne(McpServer, {
+    id: config.serverId,
+    account: owner.accountId,
+    environment: owner.environment,
+  });
+  return async () => {
+    if (!server) return { success: false, error: `MCP server ${config.serverId} no longer exists` };
+    try {
+      return await withMcpClient(ctx, em, owner, server, async (client, sensitive) => {
+        const result = await client.callTool({ name: config.toolName, arguments: args }, undefined, {
+          timeout: 30_000,
+        });
+        if (result.isError)
+          return { success: false as const, error: scrubSecrets(mcpErrorText(result.content), sensitive) };
+        return {
+          success: true as const,
+          result: scrubValue(mcpResultValue(result as { content?: unknown }), sensitive),
+        };
+      });
+    } catch (error) {
+      if (error instanceof McpError) return { success: false, error: error.message };
+      throw error;
+    }
+  };
+}
+
+async function runPrompt(
+  ctx: AppContext,
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<() => Promise<Outcome>> {
+  const config = tool.config as { prompt: string; model?: string; maxTokens?: number };
+  return async () => {
+    const { baseUrl, apiKey, model } = ctx.config.llm;
+    if (!baseUrl)
+      return { success: false, error: 'No LLM provider is configured: set LLM_BASE_URL (and LLM_API_KEY)' };
+    const input = typeof args.input === 'string' ? args.input : JSON.stringify(args);
+    const content = config.prompt.split('{{input}}').join(input);
+    try {
+      const response = await fetch(`${baseUrl.replace(/\/$/, '')}/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+        },
+        body: JSON.stringify({
+          model: config.model ?? model,
+          messages: [{ role: 'user', content }],
+          ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}),
+        }),
+        signal: AbortSignal.timeout(LLM_TIMEOUT_MS),
+      });
+      const text = await response.text();
+      const sensitive = apiKey ? [apiKey] : [];
+      if (!response.ok)
+        return {
+          success: false,
+          error: scrubSecrets(`LLM provider answered ${response.status}: ${text.slice(0, 300)}`, sensitive),
+        };
+      const completion = JSON.parse(text) as { choices?: { message?: { content?: string } }[] };
+      const answer = completion.choices?.[0]?.message?.content;
+      if (typeof answer !== 'string')
+        return { success: false, error: 'The LLM provider returned no completion' };
+      return { success: true, result: answer };
+    } catch (error) {
+      return {
+        success: false,
+        error: `LLM provider unreachable: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  };
+}
+
+async function emit(
+  ctx: AppContext,
+  owner: Owner,
+  type: 'tool.called' | 'tool.completed' | 'tool.failed',
+  data: Record<string, unknown>,
+) {
+  const em = ctx.orm.em.fork();
+  emitEvent(em, { accountId: owner.accountId, environment: owner.environment, type, data, personaId: null });
+  await em.flush();
+}
+
+/**
+ * Executes a tool for real: arguments checked against `parameters` (400 naming the field), secrets
+ * resolved (400 for an unknown one), then `tool.called`, the call, and `tool.completed` or
+ * `tool.failed` (with `error` and `duration` in ms). Secret values never reach the answer or events.
+ */
+export async function executeTool(
+  ctx: AppContext,
+  owner: Owner,
+  tool: Tool,
+  args: Record<string, unknown>,
+  sessionId: string = newId('sess'),
+): Promise<ToolExecutionResult> {
+  const problems = argumentProblems(tool.parameters as ToolParameters, args);
+  if (problems.length) throw validationFailed(problems, 'The arguments do not match the tool parameters');
+  const run =
+    tool.type === 'webhook'
+      ? await runWebhook(ctx, owner, tool, args)
+      : tool.type === 'mcp'
+        ? await runMcp(ctx, owner, tool, args)
+        : await runPrompt(ctx, tool, args);
+  const base = { sessionId, toolId: tool.id, toolName: tool.name };
+  await emit(ctx, owner, 'tool.called', { ...base, arguments: args });
+  const started = performance.now();
+  const outcome = await run();
+  const durationMs = Math.round(performance.now() - started);
+  if (outcome.success) {
+    await emit(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs });
+    return {
+      success: true,
+      result: outcome.result,
+      durationMs,
+      ...(outcome.statusCode ? { statusCode: outcome.statusCode } : {}),
+    };
+  }
+  await emit(ctx, owner, 'tool.failed', {
+    ...base,
+    success: false,
+    error: outcome.error,
+    duration: durationMs,
+  });
+  return {
+    success: false,
+    error: outcome.error,
+    durationMs,
+    ...(outcome.statusCode ? { statusCode: outcome.statusCode } : {}),
+  };
+}

@@ -1,0 +1,38 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { ownerAccountProperty } from '../accounts/account.entity';
+import { newId } from '../common/ids';
+import type { Environment } from '../keys/api-key.entity';
+
+export type ToolType = 'webhook' | 'mcp' | 'prompt';
+
+/** A custom tool (`tool_…`): its type-specific `config` and the `parameters` its arguments must match. */
+export class Tool {
+  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt' | 'description';
+  id: string = newId('tool');
+  account!: string;
+  environment!: Environment;
+  name!: string;
+  description?: string | null;
+  type!: ToolType;
+  config!: Record<string, unknown>;
+  parameters!: Record<string, unknown>;
+  createdAt: Date = new Date();
+  updatedAt: Date = new Date();
+}
+
+export const ToolSchema = new EntitySchema<Tool>({
+  class: Tool,
+  tableName: 'tools',
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    account: ownerAccountProperty(),
+    environment: { type: 'string', length: 8 },
+    name: { type: 'string', length: 100 },
+    description: { type: 'text', nullable: true },
+    type: { type: 'string', length: 16 },
+    config: { type: 'json' },
+    parameters: { type: 'json' },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+  },
+});

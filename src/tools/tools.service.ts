@@ -1,0 +1,151 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import type { AppContext } from '../app/context';
+import type { PlatformAuth } from '../auth/platform-auth';
+import { notFound, validationFailed } from '../http/errors';
+import { describeIssues } from '../http/validation';
+import { McpServer } from '../mcp/mcp-server.entity';
+import { urlProblem } from '../outbound/http';
+import { executeTool } from './execute';
+import { Tool, type ToolType } from './tool.entity';
+import { CONFIG_SCHEMAS, type ToolParameters } from './tools.schemas';
+
+type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
+
+const EMPTY_PARAMETERS: ToolParameters = { type: 'object', properties: {} };
+
+export function toolView(t: Tool) {
+  return {
+    id: t.id,
+    name: t.name,
+    description: t.description ?? null,
+    type: t.type,
+    config: t.config,
+    parameters: t.parameters,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+  };
+}
+
+async function findTool(em: EntityManager, owner: Owner, id: string) {
+  const tool = await em.findOne(Tool, { id, account: owner.accountId, environment: owner.environment });
+  if (!tool) throw notFound('Tool');
+  return tool;
+}
+
+/** Config checks beyond its shape: a reachable-looking URL, an MCP server of the caller's. */
+async function checkConfig(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  type: ToolType,
+  config: unknown,
+) {
+  const parsed = (CONFIG_SCHEMAS[type] as z.ZodType).safeParse(config);
+  if (!parsed.success) {
+    throw validationFailed(
+      describeIssues(parsed.error.issues, 'body').map((line) =>
+        line.startsWith('body:') ? `config${line.slice(4)}` : `config.${line}`,
+      ),
+    );
+  }
+  const value = parsed.data as Record<string, unknown>;
+  if (type === 'webhook') {
+    const problem = urlProblem(value.url as string, {
+      allowPrivate: ctx.config.outboundAllowPrivate,
+      allowHttp: ctx.config.outboundAllowHttp,
+    });
+    if (problem) throw validationFailed([`config.url: ${problem}`]);
+  }
+  if (type === 'mcp') {
+    const server = await em.findOne(McpServer, {
+      id: value.serverId as string,
+      account: owner.accountId,
+      environment: owner.environment,
+    });
+    if (!server) throw validationFailed(['config.serverId: no such MCP server']);
+  }
+  return value;
+}
+
+export async function createTool(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  input: { name: string; description?: string; type: ToolType; config: unknown; parameters?: ToolParameters },
+) {
+  const config = await checkConfig(ctx, em, owner, input.type, input.config);
+  const tool = em.create(Tool, {
+    account: owner.accountId,
+    environment: owner.environment,
+    name: input.name,
+    description: input.description ?? null,
+    type: input.type,
+    config,
+    parameters: input.parameters ?? EMPTY_PARAMETERS,
+  });
+  await em.flush();
+  return toolView(tool);
+}
+
+export async function listTools(
+  em: EntityManager,
+  owner: Owner,
+  query: { type?: ToolType; limit: number; offset: number },
+) {
+  const [items, total] = await em.findAndCount(
+    Tool,
+    { account: owner.accountId, environment: owner.environment, ...(query.type ? { type: query.type } : {}) },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: query.offset },
+  );
+  return { data: items.map(toolView), total };
+}
+
+export async function getTool(em: EntityManager, owner: Owner, id: string) {
+  return toolView(await findTool(em, owner, id));
+}
+
+export async function updateTool(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  changes: {
+    name?: string;
+    description?: string | null;
+    type?: ToolType;
+    config?: Record<string, unknown>;
+    parameters?: ToolParameters;
+  },
+) {
+  const tool = await findTool(em, owner, id);
+  if (changes.type && changes.type !== tool.type && !changes.config) {
+    throw validationFailed(['config: required when the type changes']);
+  }
+  const type = changes.type ?? tool.type;
+  if (changes.config) tool.config = await checkConfig(ctx, em, owner, type, changes.config);
+  if (changes.name !== undefined) tool.name = changes.name;
+  if (changes.description !== undefined) tool.description = changes.description;
+  if (changes.parameters) tool.parameters = changes.parameters;
+  tool.type = type;
+  tool.updatedAt = new Date();
+  await em.flush();
+  return toolView(tool);
+}
+
+export async function deleteTool(em: EntityManager, owner: Owner, id: string) {
+  const tool = await findTool(em, owner, id);
+  await em.remove(tool).flush();
+  return { deleted: true as const, id };
+}
+
+export async function testTool(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  body: { arguments: Record<string, unknown>; sessionId?: string },
+) {
+  const tool = await findTool(em, owner, id);
+  return executeTool(ctx, owner, tool, body.arguments, body.sessionId);
+}
