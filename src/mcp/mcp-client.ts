@@ -43,17 +43,29 @@ async function requestHeaders(ctx: AppContext, em: EntityManager, owner: Owner, 
   return { headers: rendered, sensitive };
 }
 
+type Cause = { code?: string; message?: string; name?: string; cause?: unknown; errors?: unknown[] };
+
+/** The innermost cause with a system error code or a guard refusal (fetch wraps them in layers). */
+function rootCause(error: unknown): Cause | undefined {
+  let current = (error as Cause | undefined)?.cause as Cause | undefined;
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (current.code || current.name === 'BlockedDestinationError') return current;
+    current = (current.cause ?? current.errors?.[0]) as Cause | undefined;
+  }
+  return undefined;
+}
+
 /** A clear message for a failed MCP exchange; secret values are scrubbed from it. */
 export function describeMcpFailure(error: unknown, endpoint: string, sensitive: string[] = []): string {
   let message: string;
-  const cause = (error as { cause?: { code?: string; message?: string; name?: string } })?.cause;
+  const cause = rootCause(error);
   if (error instanceof OutboundError && error.kind === 'blocked') message = `Refused: ${error.message}`;
   else if (cause?.name === 'BlockedDestinationError') message = `Refused: ${cause.message}`;
   else if (cause?.code === 'ECONNREFUSED' || cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') {
     message = `Could not connect to ${endpoint} (${cause.code})`;
   } else if (
     error instanceof Error &&
-    /HTTP 4\d\d|HTTP 5\d\d|Unexpected content type|Invalid|JSON/i.test(error.message)
+    /Streamable HTTP error|SSE error|HTTP [45]\d\d|Unexpected content type|Invalid|JSON/i.test(error.message)
   ) {
     message = `${endpoint} did not answer as an MCP server: ${error.message}`;
   } else if (error instanceof Error && /timed out|timeout/i.test(error.message)) {

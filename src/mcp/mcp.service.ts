@@ -5,6 +5,8 @@ import type { Plan } from '../config/env';
 import { ApiError, notFound, planLimitReached, validationFailed } from '../http/errors';
 import { OAuthToken } from '../oauth/oauth.entity';
 import { urlProblem } from '../outbound/http';
+import { resolveSecrets } from '../secrets/secrets.service';
+import { secretNamesIn } from '../secrets/templates';
 import { McpError, withMcpClient } from './mcp-client';
 import { type DiscoveredTool, McpServer, type McpTransport, mcpHeadersAad } from './mcp-server.entity';
 
@@ -50,8 +52,10 @@ async function checkInput(
   ctx: AppContext,
   em: EntityManager,
   owner: Owner,
-  input: { endpoint?: string; oauthTokenId?: string | null },
+  input: { endpoint?: string; oauthTokenId?: string | null; headers?: Record<string, string> | null },
 ) {
+  // every {{secrets.NAME}} must exist now, not at the first call (400 naming the missing ones)
+  await resolveSecrets(em, ctx.encryptor, owner, secretNamesIn(Object.values(input.headers ?? {})));
   const problems: string[] = [];
   if (input.endpoint !== undefined) {
     const problem = urlProblem(input.endpoint, {

@@ -12,7 +12,12 @@ import { CONFIG_SCHEMAS, type ToolParameters } from './tools.schemas';
 
 type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
-const EMPTY_PARAMETERS: ToolParameters = { type: 'object', properties: {} };
+/** Parameters when none are given: prompt tools take their `{{input}}` text; others take nothing. */
+const DEFAULT_PARAMETERS: Record<ToolType, ToolParameters> = {
+  webhook: { type: 'object', properties: {} },
+  mcp: { type: 'object', properties: {} },
+  prompt: { type: 'object', properties: { input: { type: 'string', description: 'Replaces {{input}}' } } },
+};
 
 export function toolView(t: Tool) {
   return {
@@ -82,7 +87,7 @@ export async function createTool(
     description: input.description ?? null,
     type: input.type,
     config,
-    parameters: input.parameters ?? EMPTY_PARAMETERS,
+    parameters: input.parameters ?? DEFAULT_PARAMETERS[input.type],
   });
   await em.flush();
   return toolView(tool);

@@ -135,10 +135,13 @@ export async function setPlan(app: TestApp, publisherId: string, plan: string): 
  * Registers the usual suite hooks: a test app and one developer before all tests, closed after.
  * `ready` receives both once they exist.
  */
-export function withAppAndDeveloper(ready: (app: TestApp, dev: Developer) => void): void {
+export function withAppAndDeveloper(
+  ready: (app: TestApp, dev: Developer) => void,
+  env: Record<string, string> = {},
+): void {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp(env);
     ready(app, await newDeveloper(app));
   });
   afterAll(() => app?.close());

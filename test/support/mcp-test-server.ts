@@ -1,0 +1,84 @@
+import http from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+export interface McpTestServer {
+  url: string;
+  /** Headers of every MCP request received (to check substituted secrets and bearer tokens). */
+  requests: http.IncomingHttpHeaders[];
+  close(): Promise<void>;
+}
+
+/** A real MCP server (official SDK, Streamable HTTP, stateless) with a few tools: one slow, one failing. */
+export async function startMcpTestServer(
+  opts: { requireHeader?: [string, string] } = {},
+): Promise<McpTestServer> {
+  const requests: http.IncomingHttpHeaders[] = [];
+  const build = () => {
+    const server = new McpServer({ name: 'orders-test-server', version: '1.2.3' });
+    server.registerTool(
+      'add',
+      {
+        description: 'Adds two numbers',
+        inputSchema: { a: z.number(), b: z.number() },
+        outputSchema: { sum: z.number() },
+      },
+      async ({ a, b }) => ({
+        content: [{ type: 'text', text: String(a + b) }],
+        structuredContent: { sum: a + b },
+      }),
+    );
+    server.registerTool(
+      'lookup_order',
+      { description: 'Order status by id', inputSchema: { orderId: z.string() } },
+      async ({ orderId }) => ({
+        content: [{ type: 'text', text: JSON.stringify({ orderId, status: 'shipped' }) }],
+      }),
+    );
+    server.registerTool('slow', { description: 'Answers after 300 ms' }, async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { content: [{ type: 'text', text: 'done slowly' }] };
+    });
+    server.registerTool('fails', { description: 'Always fails' }, async () => {
+      throw new Error('inventory backend unavailable');
+    });
+    return server;
+  };
+  const httpServer = http.createServer(async (req, res) => {
+    requests.push(req.headers);
+    if (opts.requireHeader && req.headers[opts.requireHeader[0]] !== opts.requireHeader[1]) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const server = build();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      transport.close();
+      server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  await new Promise<void>((r) => httpServer.listen(0, '127.0.0.1', r));
+  const port = (httpServer.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => resolve());
+      }),
+  };
+}
