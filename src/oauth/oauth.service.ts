@@ -243,11 +243,14 @@ export async function completeAuthorization(
   const verifier = ctx.encryptor.decrypt(pending.codeVerifierCiphertext, verifierAad(pending.state));
   let tokens: TokenSet;
   try {
-    tokens = await clientFor(ctx, provider, pending.redirectUri).oauthCallback(
-      pending.redirectUri,
-      { code: input.code, state: input.state },
-      { state: input.state, code_verifier: verifier },
-    );
+    // state was checked (and consumed) above; the library authenticates the client, sends the
+    // PKCE verifier and parses the answer. An id_token (OIDC providers) is not needed and ignored.
+    tokens = await clientFor(ctx, provider, pending.redirectUri).grant({
+      grant_type: 'authorization_code',
+      code: input.code,
+      redirect_uri: pending.redirectUri,
+      code_verifier: verifier,
+    });
   } catch (error) {
     throw upstream('The provider refused the authorization code', error);
   }
@@ -347,9 +350,10 @@ export async function accessTokenFor(ctx: AppContext, owner: Owner, tokenId: str
     const provider = await tem.findOneOrFail(OAuthProvider, { id: token.providerId });
     let refreshed: TokenSet;
     try {
-      refreshed = await clientFor(ctx, provider).refresh(
-        ctx.encryptor.decrypt(token.refreshTokenCiphertext, tokenAad(token, 'refresh')),
-      );
+      refreshed = await clientFor(ctx, provider).grant({
+        grant_type: 'refresh_token',
+        refresh_token: ctx.encryptor.decrypt(token.refreshTokenCiphertext, tokenAad(token, 'refresh')),
+      });
     } catch (error) {
       throw upstream('Refreshing the OAuth token failed', error);
     }
