@@ -1,6 +1,7 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import os from 'node:os';
+import { guardedFetch } from '../src/outbound/fetch';
 import { isBlockedAddress, OutboundError, sendOutbound, urlProblem } from '../src/outbound/http';
 
 describe('outbound HTTP guard (SSRF)', () => {
@@ -100,6 +101,21 @@ describe('outbound HTTP guard (SSRF)', () => {
       expect(resolved).toBeInstanceOf(OutboundError);
       expect(resolved.kind).toBe('blocked');
       expect(hits).toBe(before);
+    });
+
+    it('the fetch used by the MCP client applies the same guard', async () => {
+      const before = hits;
+      const strict = guardedFetch({ allowPrivate: false, allowHttp: true });
+      for (const url of [`http://127.0.0.1:${port}/`, `http://${os.hostname()}:${port}/`]) {
+        const error = await strict(url, { method: 'POST', body: '{}' }).catch((e) => e);
+        expect(error).toBeInstanceOf(OutboundError);
+        expect(error.kind).toBe('blocked');
+      }
+      expect(hits).toBe(before);
+      const allowed = await guardedFetch({ allowPrivate: true, allowHttp: true })(
+        `http://127.0.0.1:${port}/redirect`,
+      );
+      expect(allowed.status).toBe(302); // redirects are returned, not followed
     });
 
     it('when allowed: does not follow redirects, caps the body, and times out', async () => {
