@@ -1,16 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import { enforcePlanLimit, findOwned, listOwned, type Owner } from '../common/owned';
 import type { Plan } from '../config/env';
-import { ApiError, notFound, planLimitReached, validationFailed } from '../http/errors';
+import { ApiError, validationFailed } from '../http/errors';
 import { OAuthToken } from '../oauth/oauth.entity';
 import { urlProblem } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { secretNamesIn } from '../secrets/templates';
 import { McpError, withMcpClient } from './mcp-client';
 import { type DiscoveredTool, McpServer, type McpTransport, mcpHeadersAad } from './mcp-server.entity';
-
-type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
 /** MCP servers per account and environment (SPEC 8); enterprise is unlimited. */
 export const MCP_SERVER_LIMITS: Record<Plan, number | null> = { free: 3, pro: 25, enterprise: null };
@@ -38,15 +37,8 @@ export function serverView(ctx: AppContext, s: McpServer) {
   };
 }
 
-export async function findServer(em: EntityManager, owner: Owner, id: string): Promise<McpServer> {
-  const server = await em.findOne(McpServer, {
-    id,
-    account: owner.accountId,
-    environment: owner.environment,
-  });
-  if (!server) throw notFound('MCP server');
-  return server;
-}
+export const findServer = (em: EntityManager, owner: Owner, id: string) =>
+  findOwned(em, McpServer, owner, id, 'MCP server');
 
 async function checkInput(
   ctx: AppContext,
@@ -134,21 +126,7 @@ export async function createServer(
 ) {
   await checkInput(ctx, em, auth, input);
   const server = await em.transactional(async (tem) => {
-    const limit = MCP_SERVER_LIMITS[auth.plan];
-    if (limit !== null) {
-      await tem
-        .getConnection()
-        .execute(
-          'select pg_advisory_xact_lock(hashtext(?))',
-          [`mcp:${auth.accountId}:${auth.environment}`],
-          'all',
-          tem.getTransactionContext(),
-        );
-      const count = await tem.count(McpServer, { account: auth.accountId, environment: auth.environment });
-      if (count >= limit) {
-        throw planLimitReached(`The ${auth.plan} plan allows ${limit} MCP servers; delete one or upgrade`);
-      }
-    }
+    await enforcePlanLimit(tem, McpServer, auth, MCP_SERVER_LIMITS[auth.plan], 'MCP servers');
     const s = tem.create(McpServer, {
       account: auth.accountId,
       environment: auth.environment,
@@ -174,11 +152,7 @@ export async function listServers(
   owner: Owner,
   page: { limit: number; offset: number },
 ) {
-  const [items, total] = await em.findAndCount(
-    McpServer,
-    { account: owner.accountId, environment: owner.environment },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
-  );
+  const { items, total } = await listOwned(em, McpServer, owner, page);
   return { data: items.map((s) => serverView(ctx, s)), total };
 }
 

@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type BaseClient, custom, generators, Issuer, type TokenSet } from 'openid-client';
 import type { AppContext } from '../app/context';
-import type { PlatformAuth } from '../auth/platform-auth';
-import { ApiError, notFound, validationFailed } from '../http/errors';
+import { findOwned, listOwned, type Owner } from '../common/owned';
+import { ApiError, validationFailed } from '../http/errors';
 import { guardedLookup, urlProblem } from '../outbound/http';
 import { OAuthAuthorization, OAuthProvider, OAuthToken } from './oauth.entity';
-
-type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
 /** A pending authorization (state + PKCE verifier) is valid this long. */
 const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
@@ -88,15 +86,8 @@ function clientFor(ctx: AppContext, provider: OAuthProvider, redirectUri?: strin
   return client;
 }
 
-async function findProvider(em: EntityManager, owner: Owner, id: string) {
-  const provider = await em.findOne(OAuthProvider, {
-    id,
-    account: owner.accountId,
-    environment: owner.environment,
-  });
-  if (!provider) throw notFound('OAuth provider');
-  return provider;
-}
+const findProvider = (em: EntityManager, owner: Owner, id: string) =>
+  findOwned(em, OAuthProvider, owner, id, 'OAuth provider');
 
 export interface ProviderInput {
   name: string;
@@ -137,11 +128,7 @@ export async function listProviders(
   owner: Owner,
   page: { limit: number; offset: number },
 ) {
-  const [items, total] = await em.findAndCount(
-    OAuthProvider,
-    { account: owner.accountId, environment: owner.environment },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
-  );
+  const { items, total } = await listOwned(em, OAuthProvider, owner, page);
   return { data: items.map(providerView), total };
 }
 
@@ -283,11 +270,7 @@ function upstream(message: string, error?: unknown): ApiError {
 }
 
 export async function listTokens(em: EntityManager, owner: Owner, page: { limit: number; offset: number }) {
-  const [items, total] = await em.findAndCount(
-    OAuthToken,
-    { account: owner.accountId, environment: owner.environment },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
-  );
+  const { items, total } = await listOwned(em, OAuthToken, owner, page);
   const providers = await em.find(OAuthProvider, { id: [...new Set(items.map((t) => t.providerId))] });
   const byId = new Map(providers.map((p) => [p.id, p]));
   return { data: items.map((t) => tokenView(t, byId.get(t.providerId))), total };
@@ -295,12 +278,7 @@ export async function listTokens(em: EntityManager, owner: Owner, page: { limit:
 
 /** Revokes at the provider (when it has a revocation URL) and marks the token revoked. */
 export async function revokeToken(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
-  const token = await em.findOne(OAuthToken, {
-    id,
-    account: owner.accountId,
-    environment: owner.environment,
-  });
-  if (!token) throw notFound('OAuth token');
+  const token = await findOwned(em, OAuthToken, owner, id, 'OAuth token');
   const provider = await em.findOneOrFail(OAuthProvider, { id: token.providerId });
   let providerRevoked = false;
   if (provider.revocationUrl && token.status === 'active') {

@@ -1,16 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import type { AppContext } from '../app/context';
-import type { PlatformAuth } from '../auth/platform-auth';
-import { notFound, validationFailed } from '../http/errors';
+import { findOwned, listOwned, type Owner } from '../common/owned';
+import { validationFailed } from '../http/errors';
 import { describeIssues } from '../http/validation';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { urlProblem } from '../outbound/http';
 import { executeTool } from './execute';
 import { Tool, type ToolType } from './tool.entity';
 import { CONFIG_SCHEMAS, type ToolParameters } from './tools.schemas';
-
-type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
 /** Parameters when none are given: prompt tools take their `{{input}}` text; others take nothing. */
 const DEFAULT_PARAMETERS: Record<ToolType, ToolParameters> = {
@@ -32,11 +30,7 @@ export function toolView(t: Tool) {
   };
 }
 
-async function findTool(em: EntityManager, owner: Owner, id: string) {
-  const tool = await em.findOne(Tool, { id, account: owner.accountId, environment: owner.environment });
-  if (!tool) throw notFound('Tool');
-  return tool;
-}
+const findTool = (em: EntityManager, owner: Owner, id: string) => findOwned(em, Tool, owner, id, 'Tool');
 
 /** Config checks beyond its shape: a reachable-looking URL, an MCP server of the caller's. */
 async function checkConfig(
@@ -98,11 +92,7 @@ export async function listTools(
   owner: Owner,
   query: { type?: ToolType; limit: number; offset: number },
 ) {
-  const [items, total] = await em.findAndCount(
-    Tool,
-    { account: owner.accountId, environment: owner.environment, ...(query.type ? { type: query.type } : {}) },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: query.offset },
-  );
+  const { items, total } = await listOwned(em, Tool, owner, query, query.type ? { type: query.type } : {});
   return { data: items.map(toolView), total };
 }
 

@@ -2,11 +2,12 @@ import { type EntityManager, raw } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import { newId } from '../common/ids';
+import { enforcePlanLimit, findOwned, listOwned, type Owner } from '../common/owned';
 import type { Plan } from '../config/env';
 import type { EventType } from '../events/catalog';
 import { emitEvent } from '../events/emit';
 import { Event } from '../events/event.entity';
-import { conflict, notFound, planLimitReached, validationFailed } from '../http/errors';
+import { conflict, notFound, validationFailed } from '../http/errors';
 import { urlProblem } from '../outbound/http';
 import { Delivery, DeliveryAttempt } from './delivery.entity';
 import { cancelDeliveryWorkflows, startDeliveryWorkflow } from './delivery-workflows';
@@ -60,11 +61,8 @@ async function lastDeliveries(em: EntityManager, ids: string[]): Promise<Map<str
   return new Map(rows.map((r) => [r.id, r.delivered_at]));
 }
 
-async function findWebhook(em: EntityManager, auth: PlatformAuth, id: string): Promise<Webhook> {
-  const webhook = await em.findOne(Webhook, { id, account: auth.accountId, environment: auth.environment });
-  if (!webhook) throw notFound('Webhook');
-  return webhook;
-}
+const findWebhook = (em: EntityManager, owner: Owner, id: string) =>
+  findOwned(em, Webhook, owner, id, 'Webhook');
 
 export async function createWebhook(
   ctx: AppContext,
@@ -75,22 +73,7 @@ export async function createWebhook(
   checkUrl(ctx, input.url);
   const secret = generateWebhookSecret();
   const webhook = await em.transactional(async (tem) => {
-    const limit = WEBHOOK_LIMITS[auth.plan];
-    if (limit !== null) {
-      // serialise creations per owner so concurrent requests cannot pass the limit together
-      await tem
-        .getConnection()
-        .execute(
-          'select pg_advisory_xact_lock(hashtext(?))',
-          [`webhooks:${auth.accountId}:${auth.environment}`],
-          'all',
-          tem.getTransactionContext(),
-        );
-      const count = await tem.count(Webhook, { account: auth.accountId, environment: auth.environment });
-      if (count >= limit) {
-        throw planLimitReached(`The ${auth.plan} plan allows ${limit} webhooks; delete one or upgrade`);
-      }
-    }
+    await enforcePlanLimit(tem, Webhook, auth, WEBHOOK_LIMITS[auth.plan], 'webhooks');
     const w = tem.create(Webhook, {
       account: auth.accountId,
       environment: auth.environment,
@@ -115,15 +98,11 @@ export async function listWebhooks(
   auth: PlatformAuth,
   query: { status?: 'active' | 'failing' | 'disabled'; limit: number; offset: number },
 ) {
-  const where: Record<string, unknown> = { account: auth.accountId, environment: auth.environment };
+  const where: Record<string, unknown> = {};
   if (query.status === 'disabled') where.enabled = false;
   if (query.status === 'active') Object.assign(where, { enabled: true, failing: false });
   if (query.status === 'failing') Object.assign(where, { enabled: true, failing: true });
-  const [items, total] = await em.findAndCount(Webhook, where, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: query.limit,
-    offset: query.offset,
-  });
+  const { items, total } = await listOwned(em, Webhook, auth, query, where);
   const last = await lastDeliveries(
     em,
     items.map((w) => w.id),
