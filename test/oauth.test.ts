@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
+import { startReceiver } from './support/receiver';
 import { call, type Developer, newDeveloper, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 let app: TestApp;
@@ -201,6 +202,21 @@ describe('OAuth', () => {
     const refreshed = (await api('GET', '/oauth/tokens')).body.data.find((t: any) => t.id === tokenId);
     expect(refreshed.status).toBe('active');
     expect(Date.parse(refreshed.expiresAt)).toBeGreaterThan(Date.now());
+
+    // a webhook tool using the same connection sends the current access token
+    const receiver = await startReceiver();
+    try {
+      const tool = await api('POST', '/tools', {
+        name: 'calendar',
+        type: 'webhook',
+        config: { url: receiver.url, method: 'POST', oauthTokenId: tokenId },
+      });
+      const run = await api('POST', `/tools/${tool.body.data.id}/test`, { arguments: {} });
+      expect(run.body.data.success).toBe(true);
+      expect(receiver.requests[0].headers.authorization).toBe(secondBearer);
+    } finally {
+      await receiver.close();
+    }
 
     const revoked = await api('DELETE', `/oauth/tokens/${tokenId}`);
     expect(revoked.status).toBe(200);

@@ -5,6 +5,7 @@ import { emitEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
 import { McpError, withMcpClient } from '../mcp/mcp-client';
 import { McpServer } from '../mcp/mcp-server.entity';
+import { accessTokenFor } from '../oauth/oauth.service';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
@@ -58,6 +59,7 @@ async function runWebhook(
     method: string;
     headers?: Record<string, string>;
     timeoutMs?: number;
+    oauthTokenId?: string;
   };
   const em = ctx.orm.em.fork();
   const secrets = await resolveSecrets(
@@ -67,6 +69,12 @@ async function runWebhook(
     secretNamesIn(Object.values(config.headers ?? {})),
   );
   const sensitive = [...secrets.values()];
+  const headers = renderSecretHeaders(config.headers, secrets);
+  if (config.oauthTokenId) {
+    const token = await accessTokenFor(ctx, owner, config.oauthTokenId); // refreshed first when expired
+    headers.Authorization = `Bearer ${token}`;
+    sensitive.push(token);
+  }
   return async () => {
     const url = new URL(config.url);
     let body: string | undefined;
@@ -84,7 +92,7 @@ async function runWebhook(
           'User-Agent': 'VoicePlatform-Tools/1.0',
           Accept: 'application/json',
           ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-          ...renderSecretHeaders(config.headers, secrets),
+          ...headers,
         },
         body,
         timeoutMs: config.timeoutMs ?? WEBHOOK_TIMEOUT_MS,

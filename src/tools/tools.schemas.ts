@@ -18,6 +18,11 @@ export const WebhookToolConfig = z
         example: { Authorization: 'Bearer {{secrets.CRM_TOKEN}}' },
       }),
     timeoutMs: z.number().int().min(100).max(30_000).optional().meta({ description: 'Default 10000' }),
+    oauthTokenId: z
+      .string()
+      .max(64)
+      .optional()
+      .meta({ description: 'An OAuth token sent as `Authorization: Bearer …`, refreshed when expired' }),
   })
   .meta({ id: 'WebhookToolConfig' });
 

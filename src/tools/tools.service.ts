@@ -5,6 +5,7 @@ import { findOwned, listOwned, type Owner } from '../common/owned';
 import { validationFailed } from '../http/errors';
 import { describeIssues } from '../http/validation';
 import { McpServer } from '../mcp/mcp-server.entity';
+import { OAuthToken } from '../oauth/oauth.entity';
 import { urlProblem } from '../outbound/http';
 import { executeTool } from './execute';
 import { Tool, type ToolType } from './tool.entity';
@@ -55,6 +56,14 @@ async function checkConfig(
       allowHttp: ctx.config.outboundAllowHttp,
     });
     if (problem) throw validationFailed([`config.url: ${problem}`]);
+    if (value.oauthTokenId) {
+      const token = await em.findOne(OAuthToken, {
+        id: value.oauthTokenId as string,
+        account: owner.accountId,
+        environment: owner.environment,
+      });
+      if (!token) throw validationFailed(['config.oauthTokenId: no such OAuth token']);
+    }
   }
   if (type === 'mcp') {
     const server = await em.findOne(McpServer, {
