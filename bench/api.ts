@@ -4,18 +4,16 @@
  * Prints req/s, p50, p99 and the ratio; then p50/p99 of the authenticated route at a fixed 200 req/s.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { Client } from 'pg';
 import { signDevToken } from '../src/auth/dev-idp';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
+import { benchWorkspace } from './support';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface Ports {
   apiPort: number;
@@ -63,10 +61,9 @@ async function run(
 async function main(): Promise<void> {
   const logger = createLogger('warn', 'bench');
   const temporal = await startTemporalDevServer({ logger, namespace: 'default', searchAttributes: {} });
-  const dbName = `vp_bench_${Date.now().toString(36)}`;
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-bench-'));
+  const workspace = benchWorkspace('api');
+  const { dataDir } = workspace;
+  const dbUrl = new URL(workspace.databaseUrl);
   const { child, ports } = await startServer({
     NODE_ENV: 'development',
     DATABASE_URL: dbUrl.toString(),
@@ -117,11 +114,7 @@ async function main(): Promise<void> {
   } finally {
     child.kill('SIGTERM');
     await temporal.stop();
-    const admin = new Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await workspace.drop();
   }
 }
 

@@ -1,16 +1,7 @@
-/**
- * npm run bench:tools — POST /tools/:id/test for an `mcp` tool and a `webhook` tool against local
- * servers, beside calling the same servers directly (the same MCP client handshake + tools/call; the
- * same HTTP POST) in the same run. Sequential calls; prints p50/p95 of each and the platform
- * overhead (platform minus direct). Env: BENCH_CALLS (default 300).
- */
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client } from 'pg';
 import { createApp } from '../src/app/app';
 import { buildContext, closeServer, listen } from '../src/app/runtime';
 import { signDevToken } from '../src/auth/dev-idp';
@@ -18,13 +9,10 @@ import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
+import { benchWorkspace, percentile } from './support';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 const WARMUP = 30;
-const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function measure(fn: () => Promise<void>): Promise<{ p50: number; p95: number }> {
   for (let i = 0; i < WARMUP; i++) await fn();
@@ -41,10 +29,9 @@ async function measure(fn: () => Promise<void>): Promise<{ p50: number; p95: num
 async function main(): Promise<void> {
   const logger = createLogger('warn', 'bench');
   const temporal = await startTemporalDevServer({ logger, namespace: 'default', searchAttributes: {} });
-  const dbName = `vp_bench_tools_${Date.now().toString(36)}`;
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-bench-tools-'));
+  const workspace = benchWorkspace('tools');
+  const { dataDir } = workspace;
+  const dbUrl = new URL(workspace.databaseUrl);
   const mcp = await startMcpTestServer();
   const receiver = http.createServer((req, res) => {
     req.resume();
@@ -162,11 +149,7 @@ async function main(): Promise<void> {
     receiver.closeAllConnections();
     receiver.close();
     await temporal.stop();
-    const admin = new Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await workspace.drop();
   }
 }
 

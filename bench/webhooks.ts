@@ -1,18 +1,5 @@
-/**
- * npm run bench:webhooks — N events fanned out to M webhooks on a local receiver, through the real
- * path: event row (outbox) → dispatcher → one Temporal workflow per delivery → signed POST.
- * Prints deliveries/s beside the ceiling measured in the same run on the same Temporal server and
- * worker (a minimal one-activity workflow), and the first-attempt latency (event committed →
- * receiver got it) p50/p95/p99 at a steady 20 events/s to one webhook.
- *
- * Env: BENCH_EVENTS (N, default 400), BENCH_WEBHOOKS (M, default 5), BENCH_RATE (events/s, 20),
- * BENCH_LATENCY_SECONDS (15).
- */
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import { Client } from 'pg';
 import { Account } from '../src/accounts/account.entity';
 import { buildContext, startWorker } from '../src/app/runtime';
 import type { PlatformAuth } from '../src/auth/platform-auth';
@@ -23,15 +10,12 @@ import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { createWebhook } from '../src/webhooks/webhooks.service';
 import { systemPingWorkflow } from '../workflows';
+import { benchWorkspace, percentile } from './support';
 
 const N = Number(process.env.BENCH_EVENTS ?? 400);
 const M = Number(process.env.BENCH_WEBHOOKS ?? 5);
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
-const SERVER_URL = process.env.BENCH_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 async function main(): Promise<void> {
   const logger = createLogger('warn', 'bench');
@@ -40,10 +24,9 @@ async function main(): Promise<void> {
     namespace: 'default',
     searchAttributes: SEARCH_ATTRIBUTES,
   });
-  const dbName = `vp_bench_wh_${Date.now().toString(36)}`;
-  const dbUrl = new URL(SERVER_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-bench-wh-'));
+  const workspace = benchWorkspace('wh');
+  const { dataDir } = workspace;
+  const dbUrl = new URL(workspace.databaseUrl);
 
   // the receiver: answers 200 at once and records when each event arrived
   const arrivals = new Map<string, number[]>();
@@ -202,11 +185,7 @@ async function main(): Promise<void> {
     await temporal.stop();
     receiver.closeAllConnections();
     receiver.close();
-    const admin = new Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await workspace.drop();
   }
 }
 
