@@ -9,7 +9,7 @@ describe('configuration', () => {
     expect(config.temporal.namespace).toBe('default');
     expect(config.webhooks.retryDelaysSeconds).toEqual([0, 60, 300, 1800, 7200]);
     expect(config.webhooks.timeoutMs).toBe(30_000);
-    expect(config.outboundAllowPrivate).toBe(true);
+    expect(config.outbound.allowPrivate).toBe(true);
     expect(config.defaultPlan).toBe('free');
     expect(config.rateLimits.enabled).toBe(true);
   });
@@ -44,7 +44,7 @@ describe('configuration', () => {
       AUTH_JWKS_URL: 'https://idp/jwks',
       DATABASE_URL: 'postgres://db/x',
     });
-    expect(prod.outboundAllowPrivate).toBe(false);
+    expect(prod.outbound.allowPrivate).toBe(false);
   });
 
   it('structured logs redact credentials and secret values', () => {

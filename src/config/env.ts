@@ -101,10 +101,12 @@ export interface Config {
   adminToken?: string;
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
-  /** Outbound calls may reach private, loopback, link-local and metadata addresses (never in production by default). */
-  outboundAllowPrivate: boolean;
-  /** Webhook and tool URLs may be plain `http:` (development and tests); otherwise `https:` only. */
-  outboundAllowHttp: boolean;
+  /**
+   * Outbound calls (webhooks, tools, MCP, OAuth): `allowPrivate` lets them reach private, loopback,
+   * link-local and metadata addresses; `allowHttp` allows plain `http:` URLs. Both off in production
+   * by default.
+   */
+  outbound: { allowPrivate: boolean; allowHttp: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
   defaultPlan: Plan;
   rateLimits: { enabled: boolean; anonymousPerMinute: number };
@@ -162,8 +164,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
-    outboundAllowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
-    outboundAllowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',
+    outbound: {
+      allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
+      allowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',
+    },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
     defaultPlan: e.DEFAULT_PLAN,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', anonymousPerMinute: e.ANONYMOUS_RATE_LIMIT },

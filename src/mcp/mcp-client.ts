@@ -88,10 +88,7 @@ export async function withMcpClient<T>(
   fn: (client: Client, sensitive: string[]) => Promise<T>,
 ): Promise<T> {
   const { headers, sensitive } = await requestHeaders(ctx, em, owner, server);
-  const fetch = guardedFetch({
-    allowPrivate: ctx.config.outboundAllowPrivate,
-    allowHttp: ctx.config.outboundAllowHttp,
-  });
+  const fetch = guardedFetch(ctx.config.outbound);
   const url = new URL(server.endpoint);
   const transport =
     server.transport === 'sse'

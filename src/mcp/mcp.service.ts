@@ -4,8 +4,8 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import { enforcePlanLimit, findOwned, listOwned, type Owner } from '../common/owned';
 import type { Plan } from '../config/env';
 import { ApiError, validationFailed } from '../http/errors';
-import { OAuthToken } from '../oauth/oauth.entity';
-import { urlProblem } from '../outbound/http';
+import { oauthTokenProblem } from '../oauth/oauth.service';
+import { urlProblems } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { secretNamesIn } from '../secrets/templates';
 import { McpError, withMcpClient } from './mcp-client';
@@ -48,22 +48,12 @@ async function checkInput(
 ) {
   // every {{secrets.NAME}} must exist now, not at the first call (400 naming the missing ones)
   await resolveSecrets(em, ctx.encryptor, owner, secretNamesIn(Object.values(input.headers ?? {})));
-  const problems: string[] = [];
-  if (input.endpoint !== undefined) {
-    const problem = urlProblem(input.endpoint, {
-      allowPrivate: ctx.config.outboundAllowPrivate,
-      allowHttp: ctx.config.outboundAllowHttp,
-    });
-    if (problem) problems.push(`endpoint: ${problem}`);
-  }
-  if (input.oauthTokenId) {
-    const token = await em.findOne(OAuthToken, {
-      id: input.oauthTokenId,
-      account: owner.accountId,
-      environment: owner.environment,
-    });
-    if (!token) problems.push('oauthTokenId: no such OAuth token');
-  }
+  const problems = [
+    ...urlProblems(ctx.config.outbound, { endpoint: input.endpoint }),
+    ...[await oauthTokenProblem(em, owner, input.oauthTokenId, 'oauthTokenId')].filter(
+      (p) => p !== undefined,
+    ),
+  ];
   if (problems.length) throw validationFailed(problems);
 }
 

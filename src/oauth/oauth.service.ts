@@ -4,7 +4,7 @@ import { type BaseClient, custom, generators, Issuer, type TokenSet } from 'open
 import type { AppContext } from '../app/context';
 import { findOwned, listOwned, type Owner } from '../common/owned';
 import { ApiError, validationFailed } from '../http/errors';
-import { guardedLookup, urlProblem } from '../outbound/http';
+import { guardedLookup, urlProblems } from '../outbound/http';
 import { OAuthAuthorization, OAuthProvider, OAuthToken } from './oauth.entity';
 
 /** A pending authorization (state + PKCE verifier) is valid this long. */
@@ -53,13 +53,24 @@ export function tokenView(t: OAuthToken, provider?: OAuthProvider) {
 }
 
 function checkUrls(ctx: AppContext, urls: Record<string, string | null | undefined>): void {
-  const policy = { allowPrivate: ctx.config.outboundAllowPrivate, allowHttp: ctx.config.outboundAllowHttp };
-  const problems = Object.entries(urls)
-    .filter(([, url]) => url)
-    .map(([field, url]) => [field, urlProblem(url!, policy)] as const)
-    .filter(([, problem]) => problem)
-    .map(([field, problem]) => `${field}: ${problem}`);
+  const problems = urlProblems(ctx.config.outbound, urls);
   if (problems.length) throw validationFailed(problems);
+}
+
+/** `<field>: no such OAuth token` when `tokenId` is set and is not one of the owner's tokens. */
+export async function oauthTokenProblem(
+  em: EntityManager,
+  owner: Owner,
+  tokenId: string | null | undefined,
+  field: string,
+): Promise<string | undefined> {
+  if (!tokenId) return undefined;
+  const token = await em.findOne(OAuthToken, {
+    id: tokenId,
+    account: owner.accountId,
+    environment: owner.environment,
+  });
+  return token ? undefined : `${field}: no such OAuth token`;
 }
 
 /** The openid-client client for a provider (plain OAuth 2.0 metadata), its HTTP behind the SSRF guard. */
@@ -77,7 +88,7 @@ function clientFor(ctx: AppContext, provider: OAuthProvider, redirectUri?: strin
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
   });
-  const allowPrivate = ctx.config.outboundAllowPrivate;
+  const { allowPrivate } = ctx.config.outbound;
   client[custom.http_options] = (_url, options) => ({
     ...options,
     timeout: 15_000,

@@ -89,6 +89,17 @@ export function urlProblem(raw: string, policy: OutboundPolicy): string | undefi
   return undefined;
 }
 
+/** `<field>: <problem>` for each URL that is not an acceptable outbound target (null or undefined are skipped). */
+export function urlProblems(
+  policy: OutboundPolicy,
+  urls: Record<string, string | null | undefined>,
+): string[] {
+  return Object.entries(urls).flatMap(([field, url]) => {
+    const problem = url == null ? undefined : urlProblem(url, policy);
+    return problem ? [`${field}: ${problem}`] : [];
+  });
+}
+
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 }),

@@ -97,7 +97,7 @@ async function runWebhook(
         body,
         timeoutMs: config.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
         maxResponseBytes: WEBHOOK_RESPONSE_LIMIT,
-        policy: { allowPrivate: ctx.config.outboundAllowPrivate, allowHttp: ctx.config.outboundAllowHttp },
+        policy: ctx.config.outbound,
       });
       const text = scrubSecrets(response.body, sensitive);
       if (response.status >= 200 && response.status < 300) {

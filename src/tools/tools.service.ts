@@ -5,8 +5,8 @@ import { findOwned, listOwned, type Owner } from '../common/owned';
 import { validationFailed } from '../http/errors';
 import { describeIssues } from '../http/validation';
 import { McpServer } from '../mcp/mcp-server.entity';
-import { OAuthToken } from '../oauth/oauth.entity';
-import { urlProblem } from '../outbound/http';
+import { oauthTokenProblem } from '../oauth/oauth.service';
+import { urlProblems } from '../outbound/http';
 import { executeTool } from './execute';
 import { Tool, type ToolType } from './tool.entity';
 import { CONFIG_SCHEMAS, type ToolParameters } from './tools.schemas';
@@ -51,19 +51,13 @@ async function checkConfig(
   }
   const value = parsed.data as Record<string, unknown>;
   if (type === 'webhook') {
-    const problem = urlProblem(value.url as string, {
-      allowPrivate: ctx.config.outboundAllowPrivate,
-      allowHttp: ctx.config.outboundAllowHttp,
-    });
-    if (problem) throw validationFailed([`config.url: ${problem}`]);
-    if (value.oauthTokenId) {
-      const token = await em.findOne(OAuthToken, {
-        id: value.oauthTokenId as string,
-        account: owner.accountId,
-        environment: owner.environment,
-      });
-      if (!token) throw validationFailed(['config.oauthTokenId: no such OAuth token']);
-    }
+    const problems = [
+      ...urlProblems(ctx.config.outbound, { 'config.url': value.url as string }),
+      ...[
+        await oauthTokenProblem(em, owner, value.oauthTokenId as string | undefined, 'config.oauthTokenId'),
+      ].filter((p) => p !== undefined),
+    ];
+    if (problems.length) throw validationFailed(problems);
   }
   if (type === 'mcp') {
     const server = await em.findOne(McpServer, {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
-import { OutboundError, type OutboundPolicy, sendOutbound } from '../outbound/http';
+import { OutboundError, sendOutbound } from '../outbound/http';
 import { signatureHeaders } from './signature';
 import { webhookSecretAad } from './webhook.entity';
 
@@ -97,10 +97,6 @@ export async function attemptDelivery(
   }
 
   const attemptedAt = new Date();
-  const policy: OutboundPolicy = {
-    allowPrivate: config.outboundAllowPrivate,
-    allowHttp: config.outboundAllowHttp,
-  };
   let statusCode: number | undefined;
   let latencyMs: number;
   let error: string | undefined;
@@ -121,7 +117,7 @@ export async function attemptDelivery(
       body: row.payload,
       timeoutMs: config.webhooks.timeoutMs,
       maxResponseBytes: RESPONSE_BODY_LIMIT,
-      policy,
+      policy: config.outbound,
     });
     statusCode = response.status;
     latencyMs = response.latencyMs;

@@ -8,7 +8,7 @@ import type { EventType } from '../events/catalog';
 import { emitEvent } from '../events/emit';
 import { Event } from '../events/event.entity';
 import { conflict, notFound, validationFailed } from '../http/errors';
-import { urlProblem } from '../outbound/http';
+import { urlProblems } from '../outbound/http';
 import { Delivery, DeliveryAttempt } from './delivery.entity';
 import { cancelDeliveryWorkflows, startDeliveryWorkflow } from './delivery-workflows';
 import { generateWebhookSecret } from './signature';
@@ -36,11 +36,8 @@ function summary(w: Webhook, lastDeliveredAt: Date | string | null = null) {
 }
 
 function checkUrl(ctx: AppContext, url: string): void {
-  const problem = urlProblem(url, {
-    allowPrivate: ctx.config.outboundAllowPrivate,
-    allowHttp: ctx.config.outboundAllowHttp,
-  });
-  if (problem) throw validationFailed([`url: ${problem}`]);
+  const problems = urlProblems(ctx.config.outbound, { url });
+  if (problems.length) throw validationFailed(problems);
 }
 
 /**
