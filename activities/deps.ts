@@ -1,12 +1,4 @@
-import type { Config } from '../src/config/env';
-import type { Encryptor } from '../src/crypto/encryption';
-import type { Orm } from '../src/db/orm';
-import type { Logger } from '../src/logging/logger';
+import type { CoreContext } from '../src/app/context';
 
 /** What activities are built from (dependency injection, as in temporalio/samples-typescript). */
-export interface ActivityDeps {
-  config: Config;
-  logger: Logger;
-  orm: Orm;
-  encryptor: Encryptor;
-}
+export type ActivityDeps = CoreContext;

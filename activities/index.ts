@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { createSystemActivities } from './system';
+import { createVoiceWorkflowActivities } from './voice-workflows';
 import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
@@ -9,6 +10,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps),
     ...createWebhookActivities(deps),
+    ...createVoiceWorkflowActivities(deps),
   };
 }
 

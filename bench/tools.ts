@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
-import { benchWorkspace, percentile } from './support';
+import { benchWorkspace, percentile, runBench } from './support';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 const WARMUP = 30;
@@ -153,10 +153,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

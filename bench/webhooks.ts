@@ -10,7 +10,7 @@ import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { createWebhook } from '../src/webhooks/webhooks.service';
 import { systemPingWorkflow } from '../workflows';
-import { benchWorkspace, percentile } from './support';
+import { benchWorkspace, percentile, runBench } from './support';
 
 const N = Number(process.env.BENCH_EVENTS ?? 400);
 const M = Number(process.env.BENCH_WEBHOOKS ?? 5);
@@ -189,10 +189,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

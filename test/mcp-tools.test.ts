@@ -5,7 +5,6 @@ import {
   call,
   type Developer,
   newDeveloper,
-  setPlan,
   startTestApp,
   type TestApp,
   withAppAndDeveloper,
@@ -20,8 +19,8 @@ withAppAndDeveloper(
     dev = d;
   },
   { RATE_LIMITS: 'off' },
+  { plan: 'enterprise' },
 );
-beforeAll(() => setPlan(app, dev.publisherId, 'enterprise'));
 
 let mcp: McpTestServer;
 beforeAll(async () => {
@@ -73,7 +72,7 @@ describe('MCP servers', () => {
       endpoint: mcp.url,
       autoConnect: true,
       status: 'connected',
-      toolCount: 4,
+      toolCount: 5,
       lastError: null,
       headerNames: [],
     });
@@ -87,6 +86,7 @@ describe('MCP servers', () => {
       'add',
       'fails',
       'lookup_order',
+      'sleep_ms',
       'slow',
     ]);
     const add = tools.body.data.tools.find((t: any) => t.name === 'add');
@@ -111,7 +111,7 @@ describe('MCP servers', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
       connected: true,
-      toolCount: 4,
+      toolCount: 5,
       serverInfo: { name: 'orders-test-server', version: '1.2.3' },
     });
     expect(res.body.data.latencyMs).toEqual(expect.any(Number));

@@ -1,20 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { startWorker } from '../src/app/runtime';
-import { EventDispatcher } from '../src/events/dispatcher';
-import { createLogger } from '../src/logging/logger';
-import { startTemporalDevServer } from '../src/temporal/dev-server';
-import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
-import { createWorker } from '../src/temporal/worker';
-import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV } from './support/env';
+import { TEST_ENV } from './support/env';
 import { createIsolatedDatabase } from './support/isolated-db';
 import { eventually, type Receiver, startReceiver } from './support/receiver';
+import { spawnWorker, startOutageRig, stopProcess, workerProcessEnv } from './support/resilience';
 import { call, newDeveloper, startTestApp, type TestApp } from './support/test-app';
-
-const ROOT = path.resolve(__dirname, '..');
 
 async function rows(app: TestApp, sql: string, params: unknown[] = []) {
   return app.ctx.orm.em.fork().getConnection().execute(sql, params);
@@ -65,15 +55,6 @@ describe('SSRF: deliveries never reach private addresses unless allowed', () => 
   });
 });
 
-/** `node --import tsx`, not the tsx wrapper, so the pid is the worker itself and SIGKILL kills it. */
-function spawnWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/bin/worker.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
 describe('a worker killed between attempts', () => {
   it('a new worker finishes the delivery, and the receiver gets it once', async () => {
     const db = await createIsolatedDatabase('kill');
@@ -89,13 +70,7 @@ describe('a worker killed between attempts', () => {
     const app = await startTestApp(env);
     const receiver = await startReceiver();
     receiver.respond([500], 200);
-    const workerEnv = {
-      ...env,
-      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'vp-kill-')),
-      LOG_LEVEL: 'warn',
-    };
+    const workerEnv = workerProcessEnv(env, 'kill');
     let first: ChildProcess | undefined = spawnWorker(workerEnv);
     let second: ChildProcess | undefined;
     try {
@@ -106,9 +81,7 @@ describe('a worker killed between attempts', () => {
         const [d] = await rows(app, 'select attempts from deliveries where webhook_id = ?', [hookId]);
         return d?.attempts === 1;
       });
-      const exited = new Promise((r) => first!.once('exit', r));
-      first.kill('SIGKILL');
-      await exited;
+      await stopProcess(first, 'SIGKILL');
       first = undefined;
 
       second = spawnWorker(workerEnv);
@@ -135,12 +108,8 @@ describe('a worker killed between attempts', () => {
         [2, true],
       ]);
     } finally {
-      first?.kill('SIGKILL');
-      if (second) {
-        const exited = new Promise((r) => second!.once('exit', r));
-        second.kill('SIGTERM');
-        await exited;
-      }
+      await stopProcess(first, 'SIGKILL');
+      await stopProcess(second, 'SIGTERM');
       await receiver.close();
       await app.close();
       await db.drop();
@@ -148,69 +117,19 @@ describe('a worker killed between attempts', () => {
   }, 150_000);
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 describe('a Temporal outage', () => {
   it('events committed while Temporal is down are delivered after it returns, once each', async () => {
-    const logger = createLogger('silent');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-outage-'));
-    const [port, uiPort] = [await freePort(), await freePort()];
-    const serverOpts = {
-      logger,
-      namespace: 'default',
-      dbFilename: path.join(dir, 'temporal.sqlite'),
-      port,
-      uiPort,
-      searchAttributes: SEARCH_ATTRIBUTES,
-    };
-    let temporal = await startTemporalDevServer(serverOpts);
-    const db = await createIsolatedDatabase('outage');
-    const queue = `vp-outage-${process.pid}`;
-    const app = await startTestApp({
-      DATABASE_URL: db.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: queue,
-    });
+    const rig = await startOutageRig('outage');
+    const { app } = rig;
     const receiver = await startReceiver();
-    const dispatcher = new EventDispatcher({
-      knex: app.ctx.orm.em.getConnection().getKnex(),
-      temporal: app.ctx.temporal,
-      config: app.ctx.config,
-      logger,
-      listenUrl: db.url,
-    });
-    const workerDeps = { config: app.ctx.config, logger, orm: app.ctx.orm, encryptor: app.ctx.encryptor };
-    const runWorker = async () => {
-      const { worker, connection } = await createWorker({
-        deps: workerDeps,
-        address: temporal.address,
-        namespace: 'default',
-        taskQueue: queue,
-      });
-      const running = worker.run();
-      return async () => {
-        worker.shutdown();
-        await running;
-        await connection.close();
-      };
-    };
-    let stopWorker: (() => Promise<void>) | undefined;
     try {
-      dispatcher.start();
-      stopWorker = await runWorker();
+      const stopWorker = await rig.runWorker();
       const { hookId, trigger } = await setupHook(app, receiver);
       await trigger();
       await receiver.waitFor(1);
 
       await stopWorker();
-      stopWorker = undefined;
-      await temporal.stop();
+      await rig.stopTemporal();
       const during = [await trigger(), await trigger(), await trigger()]; // acknowledged while Temporal is down
       await eventually(async () => {
         const found = await rows(
@@ -223,8 +142,8 @@ describe('a Temporal outage', () => {
       await new Promise((r) => setTimeout(r, 1_500)); // the dispatcher keeps failing meanwhile
       expect(receiver.requests).toHaveLength(1);
 
-      temporal = await startTemporalDevServer(serverOpts);
-      stopWorker = await runWorker();
+      await rig.startTemporal();
+      await rig.runWorker();
       await receiver.waitFor(4, 60_000);
       await new Promise((r) => setTimeout(r, 1_000));
       const ids = receiver.requests.map((r) => r.headers['x-service-event-id']);
@@ -232,13 +151,8 @@ describe('a Temporal outage', () => {
       expect(new Set(ids).size).toBe(4);
       expect(ids).toEqual(expect.arrayContaining(during));
     } finally {
-      await dispatcher.stop();
-      await stopWorker?.();
       await receiver.close();
-      await app.close();
-      await temporal.stop();
-      await db.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await rig.close();
     }
   }, 180_000);
 });

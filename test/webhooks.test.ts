@@ -15,11 +15,15 @@ import {
 
 let app: TestApp;
 let dev: Developer;
-withAppAndDeveloper((a, d) => {
-  app = a;
-  dev = d;
-});
-beforeAll(() => setPlan(app, dev.publisherId, 'enterprise')); // many webhooks below
+// enterprise: many webhooks below
+withAppAndDeveloper(
+  (a, d) => {
+    app = a;
+    dev = d;
+  },
+  {},
+  { plan: 'enterprise' },
+);
 
 let receiver: Receiver;
 beforeEach(async () => {

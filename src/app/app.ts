@@ -24,6 +24,7 @@ import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
+import { mountWorkflowRoutes } from '../workflows/workflows.routes';
 import type { AppContext } from './context';
 
 export const API_ROOTS = {
@@ -156,6 +157,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountOAuthCallback(roots.platformPublic, ctx);
   mountMcpServerRoutes(roots.platform, ctx);
   mountToolRoutes(roots.platform, ctx);
+  mountWorkflowRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
 
   app.use(API_ROOTS.platform, roots.platformPublic.router, roots.platform.router);

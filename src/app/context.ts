@@ -15,6 +15,15 @@ export interface AppContext {
   temporal: Client;
   rateLimits: RateLimits;
   verifyIdToken: IdTokenVerifier;
+  /**
+   * Set where this process also runs a worker (npm start): a client on that worker's connection, so
+   * voice-workflow executions start eagerly (the first workflow task comes back with the start
+   * response instead of going through task-queue matching).
+   */
+  temporalEager?: Client;
   /** Where operators open the Temporal Web UI (printed at start, linked from /docs). */
   temporalUiUrl?: string;
 }
+
+/** The part of the context that worker activities have too (no HTTP concerns). */
+export type CoreContext = Pick<AppContext, 'config' | 'logger' | 'orm' | 'encryptor'>;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { createIdTokenVerifier } from '../auth/id-token';
 import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
 import { loadEncryptor } from '../crypto/encryption';
@@ -161,6 +161,8 @@ export async function startWorker(
     taskQueue: ctx.config.temporal.taskQueue,
   });
   const running = worker.run();
+  // this process's API (if any) starts executions eagerly on this worker
+  ctx.temporalEager = new Client({ connection, namespace: ctx.config.temporal.namespace });
   const dispatcher = new EventDispatcher({
     knex: ctx.orm.em.getConnection().getKnex(),
     temporal: ctx.temporal,
@@ -174,6 +176,7 @@ export async function startWorker(
     dispatcher,
     running,
     async stop() {
+      ctx.temporalEager = undefined;
       await dispatcher.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch((error) => ctx.logger.error({ err: error }, 'worker stopped with an error'));

@@ -7,6 +7,7 @@ import { SecretSchema } from '../secrets/secret.entity';
 import { ToolSchema } from '../tools/tool.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
 import { WebhookSchema } from '../webhooks/webhook.entity';
+import { WorkflowDefinitionSchema, WorkflowExecutionSchema } from '../workflows/workflow.entity';
 
 /** Every entity of the service; migrations are written against this list. */
 export const entities = [
@@ -22,4 +23,6 @@ export const entities = [
   OAuthTokenSchema,
   McpServerSchema,
   ToolSchema,
+  WorkflowDefinitionSchema,
+  WorkflowExecutionSchema,
 ];

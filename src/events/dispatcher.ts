@@ -5,12 +5,15 @@ import { derivedId } from '../common/ids';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { startDeliveryWorkflow } from '../webhooks/delivery-workflows';
+import { type RunVoiceWorkflowInput, startExecutionWorkflow } from '../workflows/executions';
 
 const BATCH = 200;
 /** Polling interval when LISTEN/NOTIFY is available (a safety net) and when it is not. */
 const POLL_WITH_NOTIFY_MS = 2_000;
 const POLL_WITHOUT_NOTIFY_MS = 250;
 const MAX_BACKOFF_MS = 15_000;
+/** An execution the API has not started after this long is started here (the API crashed or Temporal was down). */
+const EXECUTION_START_GRACE_SECONDS = 10;
 
 interface EventRow {
   id: string;
@@ -33,6 +36,18 @@ interface UnstartedRow {
   test: boolean;
 }
 
+interface ExecutionRow {
+  id: string;
+  workflow_id: string;
+  version: number;
+  account_id: string;
+  environment: 'live' | 'test';
+  session_id: string | null;
+  started_at: string | Date;
+  definition: RunVoiceWorkflowInput['graph'];
+  input: unknown;
+}
+
 /**
  * Turns the outbox into delivery workflows, in two steps that each survive a crash at any point:
  *  1. fan-out (database only): claim undispatched events (`FOR UPDATE SKIP LOCKED`, so several
@@ -43,6 +58,8 @@ interface UnstartedRow {
  *     delivery id: a repeated start is harmless) and record which started. When Temporal is down
  *     the starts fail, the rows stay unstarted and are retried with backoff: events are delayed,
  *     never dropped.
+ * It also starts workflow executions whose row was committed but whose Temporal workflow was never
+ * started (the API crashed, or Temporal was down when it tried).
  * It wakes on `NOTIFY vp_outbox` (a trigger on the events table) and also polls as a safety net.
  */
 export class EventDispatcher {
@@ -82,7 +99,8 @@ export class EventDispatcher {
   async dispatchOnce(): Promise<number> {
     const fanned = await this.fanOut();
     const started = await this.startPending();
-    return fanned + started;
+    const executions = await this.startUnstartedExecutions();
+    return fanned + started + executions;
   }
 
   private async run(): Promise<void> {
@@ -180,41 +198,79 @@ export class EventDispatcher {
     });
   }
 
-  /** Step 2: pending deliveries without a workflow → started workflows. */
-  private async startPending(): Promise<number> {
+  /**
+   * Claims up to BATCH unstarted rows of `table` (`claimSql`, which locks them), starts a workflow
+   * for each within 10 s, and sets `workflow_started_at` on those that started, in one transaction.
+   * Throws the first failed start after recording the others, so the loop backs off.
+   */
+  private async startClaimed<Row extends { id: string }>(
+    table: 'deliveries' | 'workflow_executions',
+    claimSql: string,
+    bindings: unknown[],
+    start: (row: Row) => Promise<unknown>,
+  ): Promise<number> {
     let failed: unknown;
     const moved = await this.deps.knex.transaction(async (trx) => {
-      const { rows } = await trx.raw<{ rows: UnstartedRow[] }>(
-        `select id, account_id, webhook_id, event_id, event_type, test from deliveries
-         where workflow_started_at is null and status = 'pending'
-         order by created_at limit ? for update skip locked`,
-        [BATCH],
-      );
+      const { rows } = await trx.raw<{ rows: Row[] }>(claimSql, bindings);
       if (rows.length === 0) return 0;
       const deadline = Date.now() + 10_000;
       const results = await Promise.allSettled(
-        rows.map((r) =>
-          this.deps.temporal.withDeadline(deadline, () =>
-            startDeliveryWorkflow(this.deps.temporal, this.deps.config, {
-              id: r.id,
-              accountId: r.account_id,
-              webhookId: r.webhook_id,
-              eventId: r.event_id,
-              eventType: r.event_type,
-              singleAttempt: r.test,
-            }),
-          ),
-        ),
+        rows.map((r) => this.deps.temporal.withDeadline(deadline, () => start(r))),
       );
       const started = rows.filter((_, i) => results[i].status === 'fulfilled').map((r) => r.id);
       const rejection = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (rejection) failed = rejection.reason;
       if (started.length > 0) {
-        await trx.raw(`update deliveries set workflow_started_at = now() where id = any(?)`, [started]);
+        await trx.raw(`update ${table} set workflow_started_at = now() where id = any(?)`, [started]);
       }
       return started.length;
     });
     if (failed) throw failed;
     return moved;
+  }
+
+  /** Step 2: pending deliveries without a workflow → started workflows. */
+  private startPending(): Promise<number> {
+    return this.startClaimed<UnstartedRow>(
+      'deliveries',
+      `select id, account_id, webhook_id, event_id, event_type, test from deliveries
+       where workflow_started_at is null and status = 'pending'
+       order by created_at limit ? for update skip locked`,
+      [BATCH],
+      (r) =>
+        startDeliveryWorkflow(this.deps.temporal, this.deps.config, {
+          id: r.id,
+          accountId: r.account_id,
+          webhookId: r.webhook_id,
+          eventId: r.event_id,
+          eventType: r.event_type,
+          singleAttempt: r.test,
+        }),
+    );
+  }
+
+  /** Executions committed but not started after a grace period → started workflows (id = exec id). */
+  private startUnstartedExecutions(): Promise<number> {
+    return this.startClaimed<ExecutionRow>(
+      'workflow_executions',
+      `select id, workflow_id, version, account_id, environment, session_id, started_at, definition, input
+       from workflow_executions
+       where workflow_started_at is null and status = 'running'
+         and started_at < now() - make_interval(secs => ?)
+       order by started_at limit ? for update skip locked`,
+      [EXECUTION_START_GRACE_SECONDS, BATCH],
+      (r) =>
+        startExecutionWorkflow(this.deps.temporal, this.deps.config, {
+          executionId: r.id,
+          workflowId: r.workflow_id,
+          version: r.version,
+          accountId: r.account_id,
+          environment: r.environment,
+          sessionId: r.session_id,
+          startedAt: new Date(r.started_at).toISOString(),
+          graph: r.definition,
+          input: r.input,
+        }),
+    );
   }
 }

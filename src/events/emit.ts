@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 import type { EventType } from './catalog';
 import { Event } from './event.entity';
@@ -21,6 +22,26 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/** The envelope of an event and its row values, for callers that insert events with SQL. */
+export function eventRecord(input: EmitEventInput & { id?: string; at?: Date }) {
+  const id = input.id ?? newId('evt');
+  const createdAt = input.at ?? new Date();
+  const envelope: EventEnvelope = {
+    id,
+    type: input.type,
+    timestamp: createdAt.toISOString(),
+    publisherId: input.accountId,
+    data: input.data,
+  };
+  const personaId =
+    input.personaId !== undefined
+      ? input.personaId
+      : typeof input.data.personaId === 'string'
+        ? input.data.personaId
+        : null;
+  return { id, createdAt, envelope, personaId, payload: JSON.stringify(envelope) };
+}
+
 /**
  * The one way every feature emits an event: the event row (which is also its outbox entry) is
  * persisted in `em`, so it commits in the same transaction as the change that causes it, on the
@@ -31,27 +52,16 @@ export function emitEvent(
   em: EntityManager,
   input: EmitEventInput,
 ): { event: Event; envelope: EventEnvelope } {
-  const event = new Event();
-  const envelope: EventEnvelope = {
-    id: event.id,
-    type: input.type,
-    timestamp: event.createdAt.toISOString(),
-    publisherId: input.accountId,
-    data: input.data,
-  };
-  const personaId =
-    input.personaId !== undefined
-      ? input.personaId
-      : typeof input.data.personaId === 'string'
-        ? input.data.personaId
-        : null;
-  em.assign(event, {
+  const record = eventRecord(input);
+  const event = em.create(Event, {
+    id: record.id,
     account: input.accountId,
     environment: input.environment,
     type: input.type,
-    personaId,
-    payload: JSON.stringify(envelope),
+    personaId: record.personaId,
+    payload: record.payload,
+    createdAt: record.createdAt,
   });
   em.persist(event);
-  return { event, envelope };
+  return { event, envelope: record.envelope };
 }

@@ -21,6 +21,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly validationErrors?: string[],
+    /** More fields of the error body (e.g. `candidates` of POST /workflows/trigger). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -32,6 +34,7 @@ export class ApiError extends Error {
       error: this.message,
       code: this.code,
       ...(this.validationErrors ? { validationErrors: this.validationErrors } : {}),
+      ...this.extra,
     };
   }
 }
@@ -55,6 +58,10 @@ export const ErrorBodySchema = z
       .array(z.string())
       .optional()
       .meta({ description: 'One `<field>: <problem>` entry per problem' }),
+    candidates: z
+      .array(z.object({ workflowId: z.string(), name: z.string(), command: z.string(), score: z.number() }))
+      .optional()
+      .meta({ description: 'POST /workflows/trigger: the closest workflows (404) or the tied ones (409)' }),
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;

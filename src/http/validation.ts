@@ -18,6 +18,13 @@ export function describeIssues(issues: z.core.$ZodIssue[], location: Location): 
   return lines;
 }
 
+/** The same lines for a value nested at `prefix` (e.g. `config`, `nodes[2].config`). */
+export function describeIssuesUnder(issues: z.core.$ZodIssue[], prefix: string): string[] {
+  return describeIssues(issues, 'body').map((line) =>
+    line.startsWith('body:') ? `${prefix}${line.slice(4)}` : `${prefix}.${line}`,
+  );
+}
+
 export function parseOrThrow<T extends z.ZodType>(
   schema: T,
   value: unknown,

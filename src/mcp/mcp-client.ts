@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { AppContext } from '../app/context';
+import type { CoreContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import { accessTokenFor } from '../oauth/oauth.service';
 import { guardedFetch } from '../outbound/fetch';
@@ -18,19 +18,23 @@ const CLIENT_INFO = { name: 'voice-agent-platform', version: '1.0.0' };
 
 /** A failure to reach or talk to an MCP server, with a message fit for the developer. */
 export class McpError extends Error {
-  constructor(message: string) {
+  /** `connect`: the server was never reached or refused the handshake, so nothing ran there. */
+  constructor(
+    message: string,
+    readonly phase: 'connect' | 'call' = 'call',
+  ) {
     super(message);
     this.name = 'McpError';
   }
 }
 
-export function storedHeaders(ctx: AppContext, server: McpServer): Record<string, string> {
+export function storedHeaders(ctx: CoreContext, server: McpServer): Record<string, string> {
   if (!server.headersCiphertext) return {};
   return JSON.parse(ctx.encryptor.decrypt(server.headersCiphertext, mcpHeadersAad(server)));
 }
 
 /** The headers sent to a server: `{{secrets.NAME}}` filled in, plus the OAuth bearer token when set. */
-async function requestHeaders(ctx: AppContext, em: EntityManager, owner: Owner, server: McpServer) {
+async function requestHeaders(ctx: CoreContext, em: EntityManager, owner: Owner, server: McpServer) {
   const headers = storedHeaders(ctx, server);
   const secrets = await resolveSecrets(em, ctx.encryptor, owner, secretNamesIn(Object.values(headers)));
   const rendered = renderSecretHeaders(headers, secrets);
@@ -81,7 +85,7 @@ export function describeMcpFailure(error: unknown, endpoint: string, sensitive: 
  * HTTP+SSE transport for `sse`; every request goes through the SSRF-guarded fetch.
  */
 export async function withMcpClient<T>(
-  ctx: AppContext,
+  ctx: CoreContext,
   em: EntityManager,
   owner: Owner,
   server: McpServer,
@@ -105,7 +109,7 @@ export async function withMcpClient<T>(
     await client.connect(transport, { timeout: MCP_TIMEOUT_MS });
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new McpError(describeMcpFailure(error, server.endpoint, sensitive));
+    throw new McpError(describeMcpFailure(error, server.endpoint, sensitive), 'connect');
   }
   try {
     return await fn(client, sensitive);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type BaseClient, custom, generators, Issuer, type TokenSet } from 'openid-client';
-import type { AppContext } from '../app/context';
+import type { AppContext, CoreContext } from '../app/context';
 import { findOwned, listOwned, type Owner } from '../common/owned';
 import { ApiError, validationFailed } from '../http/errors';
 import { guardedLookup, urlProblems } from '../outbound/http';
@@ -74,7 +74,7 @@ export async function oauthTokenProblem(
 }
 
 /** The openid-client client for a provider (plain OAuth 2.0 metadata), its HTTP behind the SSRF guard. */
-function clientFor(ctx: AppContext, provider: OAuthProvider, redirectUri?: string): BaseClient {
+function clientFor(ctx: CoreContext, provider: OAuthProvider, redirectUri?: string): BaseClient {
   const issuer = new Issuer({
     issuer: new URL(provider.authorizationUrl).origin,
     authorization_endpoint: provider.authorizationUrl,
@@ -267,7 +267,7 @@ export async function completeAuthorization(
   return tokenView(token, provider);
 }
 
-function storeTokens(ctx: AppContext, token: OAuthToken, tokens: TokenSet): void {
+function storeTokens(ctx: CoreContext, token: OAuthToken, tokens: TokenSet): void {
   token.accessTokenCiphertext = ctx.encryptor.encrypt(tokens.access_token!, tokenAad(token, 'access'));
   if (tokens.refresh_token) {
     token.refreshTokenCiphertext = ctx.encryptor.encrypt(tokens.refresh_token, tokenAad(token, 'refresh'));
@@ -320,7 +320,7 @@ export async function revokeToken(ctx: AppContext, em: EntityManager, owner: Own
  * A usable access token for calls made on the developer's behalf (MCP servers, tools): refreshed
  * first when it expires within 30 s, under a row lock so concurrent callers refresh once.
  */
-export async function accessTokenFor(ctx: AppContext, owner: Owner, tokenId: string): Promise<string> {
+export async function accessTokenFor(ctx: CoreContext, owner: Owner, tokenId: string): Promise<string> {
   const em = ctx.orm.em.fork();
   return em.transactional(async (tem) => {
     const token = await tem.findOne(

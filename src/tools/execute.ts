@@ -1,4 +1,4 @@
-import type { AppContext } from '../app/context';
+import type { AppContext, CoreContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import { newId } from '../common/ids';
 import { emitEvent } from '../events/emit';
@@ -24,13 +24,14 @@ export interface ToolExecutionResult {
 }
 
 /** What one run produced, before events and timing are added. */
-type Outcome =
+export type Outcome =
   | { success: true; result: unknown; statusCode?: number }
-  | { success: false; error: string; statusCode?: number };
+  | { success: false; error: string; statusCode?: number; retryable?: boolean };
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_RESPONSE_LIMIT = 1024 * 1024;
 const LLM_TIMEOUT_MS = 30_000;
+const MCP_CALL_TIMEOUT_MS = 30_000;
 
 /** Removes secret values from anything headed for a response or an event. */
 function scrubValue<T>(value: T, sensitive: string[]): T {
@@ -134,6 +135,42 @@ function mcpErrorText(content: unknown): string {
   return text || 'The tool reported an error';
 }
 
+/**
+ * Calls one tool of one of the owner's MCP servers. A tool error (`isError`) and a failure to talk
+ * to the server are outcomes, not exceptions; `retryable` marks failures where the tool never ran.
+ */
+export async function callMcpTool(
+  ctx: CoreContext,
+  owner: Owner,
+  call: { serverId: string; toolName: string; arguments: Record<string, unknown>; timeoutMs?: number },
+): Promise<Outcome> {
+  const em = ctx.orm.em.fork();
+  const server = await em.findOne(McpServer, {
+    id: call.serverId,
+    account: owner.accountId,
+    environment: owner.environment,
+  });
+  if (!server) return { success: false, error: `MCP server ${call.serverId} no longer exists` };
+  try {
+    return await withMcpClient(ctx, em, owner, server, async (client, sensitive) => {
+      const result = await client.callTool({ name: call.toolName, arguments: call.arguments }, undefined, {
+        timeout: call.timeoutMs ?? MCP_CALL_TIMEOUT_MS,
+      });
+      if (result.isError)
+        return { success: false as const, error: scrubSecrets(mcpErrorText(result.content), sensitive) };
+      return {
+        success: true as const,
+        result: scrubValue(mcpResultValue(result as { content?: unknown }), sensitive),
+      };
+    });
+  } catch (error) {
+    if (error instanceof McpError) {
+      return { success: false, error: error.message, retryable: error.phase === 'connect' };
+    }
+    throw error;
+  }
+}
+
 async function runMcp(
   ctx: AppContext,
   owner: Owner,
@@ -141,31 +178,54 @@ async function runMcp(
   args: Record<string, unknown>,
 ): Promise<() => Promise<Outcome>> {
   const config = tool.config as { serverId: string; toolName: string };
-  const em = ctx.orm.em.fork();
-  const server = await em.findOne(McpServer, {
-    id: config.serverId,
-    account: owner.accountId,
-    environment: owner.environment,
-  });
-  return async () => {
-    if (!server) return { success: false, error: `MCP server ${config.serverId} no longer exists` };
-    try {
-      return await withMcpClient(ctx, em, owner, server, async (client, sensitive) => {
-        const result = await client.callTool({ name: config.toolName, arguments: args }, undefined, {
-          timeout: 30_000,
-        });
-        if (result.isError)
-          return { success: false as const, error: scrubSecrets(mcpErrorText(result.content), sensitive) };
-        return {
-          success: true as const,
-          result: scrubValue(mcpResultValue(result as { content?: unknown }), sensitive),
-        };
-      });
-    } catch (error) {
-      if (error instanceof McpError) return { success: false, error: error.message };
-      throw error;
-    }
-  };
+  return () => callMcpTool(ctx, owner, { ...config, arguments: args });
+}
+
+/**
+ * One chat completion from the OpenAI-compatible provider (LLM_BASE_URL). Failures are outcomes;
+ * `retryable` marks the provider being unreachable, rate limited (429) or failing (5xx).
+ */
+export async function completePrompt(
+  ctx: CoreContext,
+  request: { content: string; model?: string; maxTokens?: number; timeoutMs?: number },
+): Promise<Outcome> {
+  const { baseUrl, apiKey, model } = ctx.config.llm;
+  if (!baseUrl)
+    return { success: false, error: 'No LLM provider is configured: set LLM_BASE_URL (and LLM_API_KEY)' };
+  try {
+    const response = await fetch(`${baseUrl.replace(/\/$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: request.model ?? model,
+        messages: [{ role: 'user', content: request.content }],
+        ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
+      }),
+      signal: AbortSignal.timeout(request.timeoutMs ?? LLM_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    const sensitive = apiKey ? [apiKey] : [];
+    if (!response.ok)
+      return {
+        success: false,
+        error: scrubSecrets(`LLM provider answered ${response.status}: ${text.slice(0, 300)}`, sensitive),
+        retryable: response.status === 429 || response.status >= 500,
+      };
+    const completion = JSON.parse(text) as { choices?: { message?: { content?: string } }[] };
+    const answer = completion.choices?.[0]?.message?.content;
+    if (typeof answer !== 'string')
+      return { success: false, error: 'The LLM provider returned no completion' };
+    return { success: true, result: answer };
+  } catch (error) {
+    return {
+      success: false,
+      error: `LLM provider unreachable: ${error instanceof Error ? error.message : String(error)}`,
+      retryable: true,
+    };
+  }
 }
 
 async function runPrompt(
@@ -174,45 +234,9 @@ async function runPrompt(
   args: Record<string, unknown>,
 ): Promise<() => Promise<Outcome>> {
   const config = tool.config as { prompt: string; model?: string; maxTokens?: number };
-  return async () => {
-    const { baseUrl, apiKey, model } = ctx.config.llm;
-    if (!baseUrl)
-      return { success: false, error: 'No LLM provider is configured: set LLM_BASE_URL (and LLM_API_KEY)' };
-    const input = typeof args.input === 'string' ? args.input : JSON.stringify(args);
-    const content = config.prompt.split('{{input}}').join(input);
-    try {
-      const response = await fetch(`${baseUrl.replace(/\/$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
-        },
-        body: JSON.stringify({
-          model: config.model ?? model,
-          messages: [{ role: 'user', content }],
-          ...(config.maxTokens ? { max_tokens: config.maxTokens } : {}),
-        }),
-        signal: AbortSignal.timeout(LLM_TIMEOUT_MS),
-      });
-      const text = await response.text();
-      const sensitive = apiKey ? [apiKey] : [];
-      if (!response.ok)
-        return {
-          success: false,
-          error: scrubSecrets(`LLM provider answered ${response.status}: ${text.slice(0, 300)}`, sensitive),
-        };
-      const completion = JSON.parse(text) as { choices?: { message?: { content?: string } }[] };
-      const answer = completion.choices?.[0]?.message?.content;
-      if (typeof answer !== 'string')
-        return { success: false, error: 'The LLM provider returned no completion' };
-      return { success: true, result: answer };
-    } catch (error) {
-      return {
-        success: false,
-        error: `LLM provider unreachable: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
-  };
+  const input = typeof args.input === 'string' ? args.input : JSON.stringify(args);
+  const content = config.prompt.split('{{input}}').join(input);
+  return () => completePrompt(ctx, { content, model: config.model, maxTokens: config.maxTokens });
 }
 
 async function emit(

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { AppContext } from '../app/context';
 import { findOwned, listOwned, type Owner } from '../common/owned';
 import { validationFailed } from '../http/errors';
-import { describeIssues } from '../http/validation';
+import { describeIssuesUnder } from '../http/validation';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { oauthTokenProblem } from '../oauth/oauth.service';
 import { urlProblems } from '../outbound/http';
@@ -43,11 +43,7 @@ async function checkConfig(
 ) {
   const parsed = (CONFIG_SCHEMAS[type] as z.ZodType).safeParse(config);
   if (!parsed.success) {
-    throw validationFailed(
-      describeIssues(parsed.error.issues, 'body').map((line) =>
-        line.startsWith('body:') ? `config${line.slice(4)}` : `config.${line}`,
-      ),
-    );
+    throw validationFailed(describeIssuesUnder(parsed.error.issues, 'config'));
   }
   const value = parsed.data as Record<string, unknown>;
   if (type === 'webhook') {

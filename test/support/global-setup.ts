@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { databaseUrl, TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_WEBHOOK_ENV, testServerUrl } from './env';
+import { startLlmDouble } from './llm-double';
 
 /**
  * Once per run: a real Temporal dev server on free ports, a fresh PostgreSQL database with the
@@ -32,6 +33,7 @@ export default async function globalSetup(): Promise<void> {
   await ensureDatabaseExists(url, logger);
   const taskQueue = `vp-test-${process.pid}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-test-'));
+  const llm = await startLlmDouble(); // workflow llm_prompt nodes run in this worker
 
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -43,6 +45,8 @@ export default async function globalSetup(): Promise<void> {
     ...TEST_WEBHOOK_ENV,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_MODEL: 'test-model',
   });
   const ctx = await buildContext(
     config,
@@ -61,6 +65,7 @@ export default async function globalSetup(): Promise<void> {
     VP_TEST_TEMPORAL_ADDRESS: temporal.address,
     VP_TEST_TEMPORAL_UI: temporal.uiUrl,
     VP_TEST_TASK_QUEUE: taskQueue,
+    VP_TEST_LLM_BASE_URL: llm.baseUrl,
   });
-  (globalThis as Record<string, unknown>).__VP_TEST__ = { temporal, ctx, worker, dbName, dataDir };
+  (globalThis as Record<string, unknown>).__VP_TEST__ = { temporal, ctx, worker, dbName, dataDir, llm };
 }

@@ -7,6 +7,8 @@ export interface McpTestServer {
   url: string;
   /** Headers of every MCP request received (to check substituted secrets and bearer tokens). */
   requests: http.IncomingHttpHeaders[];
+  /** Every tools/call received: tool name and arguments. */
+  calls: { name: string; arguments: Record<string, unknown> }[];
   close(): Promise<void>;
 }
 
@@ -15,6 +17,7 @@ export async function startMcpTestServer(
   opts: { requireHeader?: [string, string] } = {},
 ): Promise<McpTestServer> {
   const requests: http.IncomingHttpHeaders[] = [];
+  const calls: McpTestServer['calls'] = [];
   const build = () => {
     const server = new McpServer({ name: 'orders-test-server', version: '1.2.3' });
     server.registerTool(
@@ -40,6 +43,14 @@ export async function startMcpTestServer(
       await new Promise((r) => setTimeout(r, 300));
       return { content: [{ type: 'text', text: 'done slowly' }] };
     });
+    server.registerTool(
+      'sleep_ms',
+      { description: 'Answers after `ms` milliseconds', inputSchema: { ms: z.number() } },
+      async ({ ms }) => {
+        await new Promise((r) => setTimeout(r, ms));
+        return { content: [{ type: 'text', text: JSON.stringify({ slept: ms }) }] };
+      },
+    );
     server.registerTool('fails', { description: 'Always fails' }, async () => {
       throw new Error('inventory backend unavailable');
     });
@@ -58,6 +69,8 @@ export async function startMcpTestServer(
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (body?.method === 'tools/call')
+      calls.push({ name: body.params.name, arguments: body.params.arguments ?? {} });
     const server = build();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -75,6 +88,7 @@ export async function startMcpTestServer(
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     requests,
+    calls,
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();

@@ -133,16 +133,19 @@ export async function setPlan(app: TestApp, publisherId: string, plan: string): 
 
 /**
  * Registers the usual suite hooks: a test app and one developer before all tests, closed after.
- * `ready` receives both once they exist.
+ * `ready` receives both once they exist (on `opts.plan` when given).
  */
 export function withAppAndDeveloper(
   ready: (app: TestApp, dev: Developer) => void,
   env: Record<string, string> = {},
+  opts: { plan?: 'free' | 'pro' | 'enterprise' } = {},
 ): void {
   let app: TestApp | undefined;
   beforeAll(async () => {
     app = await startTestApp(env);
-    ready(app, await newDeveloper(app));
+    const dev = await newDeveloper(app);
+    if (opts.plan) await setPlan(app, dev.publisherId, opts.plan);
+    ready(app, dev);
   });
   afterAll(() => app?.close());
 }

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000Foundation } from './Migration20261121000000Foundation';
 import { Migration20261121100000Webhooks } from './Migration20261121100000Webhooks';
 import { Migration20261121200000ToolsOAuth } from './Migration20261121200000ToolsOAuth';
+import { Migration20261121300000Workflows } from './Migration20261121300000Workflows';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121000000Foundation', class: Migration20261121000000Foundation },
   { name: 'Migration20261121100000Webhooks', class: Migration20261121100000Webhooks },
   { name: 'Migration20261121200000ToolsOAuth', class: Migration20261121200000ToolsOAuth },
+  { name: 'Migration20261121300000Workflows', class: Migration20261121300000Workflows },
 ];

@@ -1,0 +1,283 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Knex } from 'knex';
+import { runVoiceWorkflow } from '../../workflows/run-voice-workflow';
+import { derivedId } from '../common/ids';
+import type { Owner } from '../common/owned';
+import type { Config } from '../config/env';
+import type { EventType } from '../events/catalog';
+import { emitEvent, eventRecord } from '../events/emit';
+import { AccountIdKey, WorkflowDefinitionIdKey } from '../temporal/search-attributes';
+import type { StepRecord, Trace } from './interpreter';
+import { WorkflowExecution } from './workflow.entity';
+
+/** The execution record every endpoint answers with. */
+export function executionView(e: WorkflowExecution) {
+  return {
+    id: e.id,
+    workflowId: e.workflowId,
+    version: e.version,
+    status: e.status,
+    sessionId: e.sessionId ?? null,
+    input: e.input ?? null,
+    output: e.output ?? null,
+    steps: e.steps,
+    currentNodes: e.status === 'running' ? e.currentNodes : [],
+    error: e.error ?? null,
+    startedAt: e.startedAt.toISOString(),
+    completedAt: e.completedAt ? e.completedAt.toISOString() : null,
+    durationMs: e.durationMs ?? null,
+    ...(e.match ? { match: e.match } : {}),
+  };
+}
+
+export type ExecutionView = ReturnType<typeof executionView>;
+
+const WORKFLOW_TASK_TIMEOUT = '2 seconds';
+
+/** What the Temporal workflow is started with: everything it needs, the graph pinned. */
+export interface RunVoiceWorkflowInput {
+  executionId: string;
+  workflowId: string;
+  version: number;
+  accountId: string;
+  environment: Owner['environment'];
+  sessionId: string | null;
+  startedAt: string;
+  graph: WorkflowExecution['definition'];
+  input: unknown;
+}
+
+export function workflowInputOf(e: WorkflowExecution): RunVoiceWorkflowInput {
+  return {
+    executionId: e.id,
+    workflowId: e.workflowId,
+    version: e.version,
+    accountId: e.account,
+    environment: e.environment,
+    sessionId: e.sessionId ?? null,
+    startedAt: e.startedAt.toISOString(),
+    graph: e.definition,
+    input: e.input ?? null,
+  };
+}
+
+/**
+ * Starts an execution's Temporal workflow (workflow id = `exec_…` id, duplicates rejected even after
+ * it closed, so a repeated start never runs it twice). Search attributes: account and definition.
+ */
+export async function startExecutionWorkflow(
+  temporal: Client,
+  config: Config,
+  input: RunVoiceWorkflowInput,
+  opts: { eager?: boolean } = {},
+) {
+  try {
+    return await temporal.workflow.start(runVoiceWorkflow, {
+      workflowId: input.executionId,
+      requestEagerStart: opts.eager,
+      taskQueue: config.temporal.taskQueue,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // Nodes run as local activities inside one workflow task; the worker reports progress (and
+      // answers queries such as the Web UI's current details) every 80% of this timeout, and a task
+      // lost with a killed worker is retried elsewhere after it.
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+      typedSearchAttributes: [
+        { key: AccountIdKey, value: input.accountId },
+        { key: WorkflowDefinitionIdKey, value: input.workflowId },
+      ],
+      memo: { version: input.version, ...(input.sessionId ? { sessionId: input.sessionId } : {}) },
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      return temporal.workflow.getHandle<typeof runVoiceWorkflow>(input.executionId);
+    }
+    throw error;
+  }
+}
+
+/** Writes the execution row and its `workflow.started` event (the caller flushes). */
+export function recordExecutionStart(em: EntityManager, execution: WorkflowExecution): void {
+  em.persist(execution);
+  emitEvent(em, {
+    accountId: execution.account,
+    environment: execution.environment,
+    type: 'workflow.started',
+    personaId: null,
+    data: {
+      workflowId: execution.workflowId,
+      executionId: execution.id,
+      version: execution.version,
+      sessionId: execution.sessionId ?? null,
+      input: execution.input ?? null,
+      ...(execution.match ? { match: execution.match } : {}),
+    },
+  });
+}
+
+/** Who an execution's events go to, and what they name. */
+export interface ExecutionRef {
+  executionId: string;
+  workflowId: string;
+  accountId: string;
+  environment: Owner['environment'];
+  sessionId: string | null;
+}
+
+function stepEvent(ref: ExecutionRef, step: StepRecord) {
+  return eventRecord({
+    // derived: a replayed or retried recording inserts nothing twice
+    id: derivedId('evt', ref.executionId, 'step', step.nodeId),
+    accountId: ref.accountId,
+    environment: ref.environment,
+    type: 'workflow.step.completed',
+    personaId: null,
+    at: step.completedAt ? new Date(step.completedAt) : undefined,
+    data: {
+      workflowId: ref.workflowId,
+      executionId: ref.executionId,
+      sessionId: ref.sessionId,
+      nodeId: step.nodeId,
+      nodeType: step.type,
+      status: step.status,
+      duration: step.durationMs ?? 0,
+    },
+  });
+}
+
+type EventRow = ReturnType<typeof eventRecord> & { type: EventType };
+
+/**
+ * Inserts events (ids derived, so repeats are no-ops) in the same statement as an update, when
+ * `guard` (SQL) holds.
+ */
+function insertEventsSql(
+  ref: ExecutionRef,
+  events: EventRow[],
+  guard: string,
+  guardBindings: unknown[] = [],
+): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `insert into events (id, account_id, environment, type, persona_id, payload, created_at)
+          select e.id, ?, ?, e.type, null, e.payload, e.created_at
+          from unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[]) as e(id, type, payload, created_at)
+          where ${guard}
+          on conflict (id) do nothing`,
+    bindings: [
+      ref.accountId,
+      ref.environment,
+      events.map((e) => e.id),
+      events.map((e) => e.type),
+      events.map((e) => e.payload),
+      events.map((e) => e.createdAt.toISOString()),
+      ...guardBindings,
+    ],
+  };
+}
+
+const completedSteps = (steps: StepRecord[]) => steps.filter((s) => s.status === 'completed');
+
+/**
+ * Records the steps settled so far and the nodes running now, and emits `workflow.step.completed`
+ * for the newly completed ones: one statement. Idempotent (a replayed activity changes nothing).
+ */
+export async function recordProgress(
+  knex: Knex,
+  input: ExecutionRef & { steps: StepRecord[]; newSteps: StepRecord[]; currentNodes: string[] },
+): Promise<void> {
+  const events = completedSteps(input.newSteps).map((s) => ({
+    ...stepEvent(input, s),
+    type: 'workflow.step.completed' as const,
+  }));
+  // Recordings may run concurrently (parallel branches): an older, shorter trace never overwrites a
+  // newer one, but its events are still inserted while the execution runs.
+  const insert = insertEventsSql(
+    input,
+    events,
+    `exists (select 1 from workflow_executions where id = ? and status = 'running')`,
+    [input.executionId],
+  );
+  await knex.raw(
+    `with updated as (
+       update workflow_executions set steps = ?::jsonb, current_nodes = ?::jsonb,
+         workflow_started_at = coalesce(workflow_started_at, now())
+       where id = ? and status = 'running' and jsonb_array_length(steps) <= ? returning id
+     )
+     ${insert.sql}`,
+    [
+      JSON.stringify(input.steps),
+      JSON.stringify(input.currentNodes),
+      input.executionId,
+      input.steps.length,
+      ...insert.bindings,
+    ],
+  );
+}
+
+/**
+ * Stores the final trace and emits the last step events and `workflow.completed` or
+ * `workflow.failed`, in one statement, once: a repeat (after a worker crash) finds the row closed
+ * and just returns it.
+ */
+export async function finishExecution(
+  em: EntityManager,
+  input: ExecutionRef & { startedAt: string; trace: Trace; newSteps: StepRecord[] },
+): Promise<WorkflowExecution | null> {
+  const { trace } = input;
+  const completedAt = new Date();
+  const durationMs = Math.max(0, completedAt.getTime() - new Date(input.startedAt).getTime());
+  const stepsExecuted = completedSteps(trace.steps).length;
+  const base = { workflowId: input.workflowId, executionId: input.executionId, sessionId: input.sessionId };
+  const finalType: EventType = trace.status === 'completed' ? 'workflow.completed' : 'workflow.failed';
+  const final = eventRecord({
+    id: derivedId('evt', input.executionId, finalType),
+    accountId: input.accountId,
+    environment: input.environment,
+    type: finalType,
+    personaId: null,
+    at: completedAt,
+    data:
+      trace.status === 'completed'
+        ? { ...base, status: 'completed', duration: durationMs, stepsExecuted }
+        : {
+            ...base,
+            status: 'failed',
+            error: trace.error?.message ?? 'failed',
+            failedNodeId: trace.error?.nodeId ?? null,
+            duration: durationMs,
+            stepsExecuted,
+          },
+  });
+  const events: EventRow[] = [
+    ...completedSteps(input.newSteps).map((s) => ({
+      ...stepEvent(input, s),
+      type: 'workflow.step.completed' as const,
+    })),
+    { ...final, type: finalType },
+  ];
+  const insert = insertEventsSql(input, events, 'exists (select 1 from updated)');
+  const knex = em.getConnection().getKnex();
+  const { rows } = await knex.raw<{ rows: Record<string, unknown>[] }>(
+    `with updated as (
+       update workflow_executions set status = ?, output = ?::jsonb, steps = ?::jsonb, error = ?::jsonb,
+         current_nodes = '[]'::jsonb, completed_at = ?, duration_ms = ?,
+         workflow_started_at = coalesce(workflow_started_at, now())
+       where id = ? and status = 'running' returning *
+     ), inserted as (${insert.sql})
+     select * from updated`,
+    [
+      trace.status,
+      JSON.stringify(trace.output),
+      JSON.stringify(trace.steps),
+      trace.error ? JSON.stringify(trace.error) : null,
+      completedAt,
+      durationMs,
+      input.executionId,
+      ...insert.bindings,
+    ],
+  );
+  const fork = em.fork();
+  if (rows[0]) return fork.map(WorkflowExecution, rows[0]);
+  return fork.findOne(WorkflowExecution, { id: input.executionId }); // finished before (a repeat)
+}

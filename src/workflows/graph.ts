@@ -1,0 +1,244 @@
+import { z } from 'zod';
+import { describeIssuesUnder } from '../http/validation';
+import { compileExpression } from './expressions';
+import { describeReference, NODE_ID_PATTERN, type Reference } from './paths';
+import { stringsIn, templateReferences } from './templates';
+
+export const NODE_TYPES = ['start', 'end', 'mcp_call', 'speak', 'condition', 'llm_prompt'] as const;
+export type NodeType = (typeof NODE_TYPES)[number];
+
+export interface GraphNode {
+  id: string;
+  type: string;
+  config?: Record<string, unknown>;
+}
+
+export interface GraphEdge {
+  sourceId: string;
+  targetId: string;
+  condition?: 'true' | 'false';
+}
+
+export interface WorkflowGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
+
+const none = z.strictObject({}).optional();
+
+/** Each node type's `config` (SPEC 2.6), plus optional per-node timeouts. */
+export const NODE_CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
+  start: none,
+  end: none,
+  mcp_call: z.strictObject({
+    serverId: z.string().min(1).max(64),
+    toolName: z.string().min(1).max(200),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    timeoutMs: z.number().int().min(100).max(60_000).optional(),
+  }),
+  speak: z.strictObject({ text: z.string().min(1).max(5000) }),
+  condition: z.strictObject({ expression: z.string().min(1).max(2000) }),
+  llm_prompt: z.strictObject({
+    prompt: z.string().min(1).max(20_000),
+    model: z.string().max(100).optional(),
+    maxTokens: z.number().int().min(1).max(8192).optional(),
+    timeoutMs: z.number().int().min(100).max(60_000).optional(),
+  }),
+};
+
+/** Where a node keeps its templated texts (`speak.text`, `llm_prompt.prompt`, `mcp_call.arguments`). */
+function templatedFields(node: GraphNode): { field: string; texts: string[] }[] {
+  const config = node.config ?? {};
+  switch (node.type) {
+    case 'speak':
+      return [{ field: 'text', texts: stringsIn(config.text) }];
+    case 'llm_prompt':
+      return [{ field: 'prompt', texts: stringsIn(config.prompt) }];
+    case 'mcp_call':
+      return [{ field: 'arguments', texts: stringsIn(config.arguments) }];
+    default:
+      return [];
+  }
+}
+
+/** Every node each node can be reached from (its ancestors); undefined where the graph has a cycle. */
+function ancestorsOf(ids: string[], edges: GraphEdge[]): Map<string, Set<string>> {
+  const parents = new Map(ids.map((id) => [id, [] as string[]]));
+  for (const e of edges) parents.get(e.targetId)?.push(e.sourceId);
+  const memo = new Map<string, Set<string>>();
+  const visit = (id: string, stack: Set<string>): Set<string> => {
+    const known = memo.get(id);
+    if (known) return known;
+    if (stack.has(id)) return new Set();
+    stack.add(id);
+    const result = new Set<string>();
+    for (const p of parents.get(id) ?? []) {
+      result.add(p);
+      for (const a of visit(p, stack)) result.add(a);
+    }
+    stack.delete(id);
+    memo.set(id, result);
+    return result;
+  };
+  for (const id of ids) visit(id, new Set());
+  return memo;
+}
+
+/** A cycle as `a → b → a`, if there is one. */
+function findCycle(ids: string[], edges: GraphEdge[]): string[] | undefined {
+  const children = new Map(ids.map((id) => [id, [] as string[]]));
+  for (const e of edges) children.get(e.sourceId)?.push(e.targetId);
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    state.set(id, 'open');
+    path.push(id);
+    for (const next of children.get(id) ?? []) {
+      if (state.get(next) === 'open') return [...path.slice(path.indexOf(next)), next];
+      if (!state.has(next)) {
+        const cycle = visit(next);
+        if (cycle) return cycle;
+      }
+    }
+    path.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of ids) {
+    if (!state.has(id)) {
+      const cycle = visit(id);
+      if (cycle) return cycle;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Every structural problem of a definition at once (the caller adds the database checks, such as
+ * MCP server ownership), as `<field>: <problem>` lines.
+ */
+export function graphProblems(graph: WorkflowGraph): string[] {
+  const problems: string[] = [];
+  const { nodes, edges } = graph;
+  const index = new Map<string, number>();
+  nodes.forEach((node, i) => {
+    if (!NODE_ID_PATTERN.test(node.id)) {
+      problems.push(`nodes[${i}].id: must be 1-64 letters, digits, _ or -`);
+    }
+    if (index.has(node.id)) problems.push(`nodes[${i}].id: duplicate id "${node.id}"`);
+    else index.set(node.id, i);
+    if (!(NODE_TYPES as readonly string[]).includes(node.type)) {
+      problems.push(`nodes[${i}].type: unknown node type "${node.type}" (one of ${NODE_TYPES.join(', ')})`);
+      return;
+    }
+    const parsed = NODE_CONFIG_SCHEMAS[node.type as NodeType].safeParse(node.config);
+    if (!parsed.success) {
+      for (const line of describeIssuesUnder(parsed.error.issues, `nodes[${i}].config`)) problems.push(line);
+    }
+  });
+
+  const starts = nodes.filter((n) => n.type === 'start');
+  if (starts.length !== 1)
+    problems.push(`nodes: exactly one start node is required (found ${starts.length})`);
+  if (!nodes.some((n) => n.type === 'end')) problems.push('nodes: at least one end node is required');
+
+  const typeOf = (id: string) => nodes[index.get(id) ?? -1]?.type;
+  const seenEdges = new Set<string>();
+  const validEdges: GraphEdge[] = [];
+  edges.forEach((edge, i) => {
+    let ok = true;
+    for (const end of ['sourceId', 'targetId'] as const) {
+      if (!index.has(edge[end])) {
+        problems.push(`edges[${i}].${end}: no node "${edge[end]}"`);
+        ok = false;
+      }
+    }
+    const key = `${edge.sourceId}\u0000${edge.targetId}`;
+    if (seenEdges.has(key)) problems.push(`edges[${i}]: duplicate edge ${edge.sourceId} → ${edge.targetId}`);
+    seenEdges.add(key);
+    if (ok && typeOf(edge.targetId) === 'start')
+      problems.push(`edges[${i}].targetId: the start node has no incoming edges`);
+    if (ok && typeOf(edge.sourceId) === 'end')
+      problems.push(`edges[${i}].sourceId: an end node has no outgoing edges`);
+    if (ok && typeOf(edge.sourceId) === 'condition') {
+      if (edge.condition === undefined) {
+        problems.push(
+          `edges[${i}].condition: required ("true" or "false") on edges leaving condition node "${edge.sourceId}"`,
+        );
+      }
+    } else if (edge.condition !== undefined) {
+      problems.push(`edges[${i}].condition: only edges leaving a condition node carry a condition`);
+    }
+    if (ok) validEdges.push(edge);
+  });
+
+  nodes.forEach((node, i) => {
+    if (node.type !== 'condition' || index.get(node.id) !== i) return;
+    const out = validEdges.filter((e) => e.sourceId === node.id);
+    const trues = out.filter((e) => e.condition === 'true').length;
+    const falses = out.filter((e) => e.condition === 'false').length;
+    if (trues !== 1 || falses !== 1) {
+      problems.push(
+        `nodes[${i}]: condition node "${node.id}" needs exactly one "true" and one "false" out-edge (found ${trues} true, ${falses} false)`,
+      );
+    }
+  });
+
+  const ids = [...index.keys()];
+  const cycle = findCycle(ids, validEdges);
+  if (cycle) problems.push(`edges: cycle ${cycle.join(' → ')}`);
+
+  if (starts.length === 1) {
+    const reached = new Set([starts[0].id]);
+    const queue = [starts[0].id];
+    while (queue.length) {
+      const id = queue.shift() as string;
+      for (const e of validEdges) {
+        if (e.sourceId === id && !reached.has(e.targetId)) {
+          reached.add(e.targetId);
+          queue.push(e.targetId);
+        }
+      }
+    }
+    nodes.forEach((node, i) => {
+      if (index.get(node.id) === i && !reached.has(node.id)) {
+        problems.push(`nodes[${i}]: "${node.id}" is not reachable from the start node`);
+      }
+    });
+  }
+
+  if (!cycle) {
+    const ancestors = ancestorsOf(ids, validEdges);
+    const checkRefs = (i: number, field: string, refs: Reference[]) => {
+      const node = nodes[i];
+      for (const ref of refs) {
+        if (ref.kind !== 'node') continue;
+        if (!index.has(ref.nodeId)) {
+          problems.push(
+            `nodes[${i}].config.${field}: ${describeReference(ref)} refers to no node "${ref.nodeId}"`,
+          );
+        } else if (!ancestors.get(node.id)?.has(ref.nodeId)) {
+          problems.push(
+            `nodes[${i}].config.${field}: ${describeReference(ref)} refers to "${ref.nodeId}", which does not run before "${node.id}"`,
+          );
+        }
+      }
+    };
+    nodes.forEach((node, i) => {
+      if (index.get(node.id) !== i) return;
+      for (const { field, texts } of templatedFields(node)) {
+        for (const text of texts) {
+          const { refs, problems: bad } = templateReferences(text);
+          for (const p of bad) problems.push(`nodes[${i}].config.${field}: ${p}`);
+          checkRefs(i, field, refs);
+        }
+      }
+      if (node.type === 'condition' && typeof node.config?.expression === 'string') {
+        const compiled = compileExpression(node.config.expression, ids);
+        if (typeof compiled === 'string') problems.push(`nodes[${i}].config.expression: ${compiled}`);
+        else checkRefs(i, 'expression', compiled.refs);
+      }
+    });
+  }
+  return problems;
+}

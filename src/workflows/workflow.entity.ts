@@ -1,0 +1,112 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { ownerAccountProperty } from '../accounts/account.entity';
+import { newId } from '../common/ids';
+import type { Environment } from '../keys/api-key.entity';
+import type { GraphEdge, GraphNode } from './graph';
+import type { ExecutionOutput, StepRecord } from './interpreter';
+
+export interface WorkflowTrigger {
+  type: 'voice_command' | 'manual';
+  config: { command?: string };
+}
+
+/** A workflow definition (`wf_…`): trigger and graph; `version` increments on every update. */
+export class WorkflowDefinition {
+  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt' | 'description' | 'version';
+  id: string = newId('wf');
+  account!: string;
+  environment!: Environment;
+  name!: string;
+  description?: string | null;
+  trigger!: WorkflowTrigger;
+  nodes!: GraphNode[];
+  edges!: GraphEdge[];
+  version = 1;
+  createdAt: Date = new Date();
+  updatedAt: Date = new Date();
+}
+
+export const WorkflowDefinitionSchema = new EntitySchema<WorkflowDefinition>({
+  class: WorkflowDefinition,
+  tableName: 'workflows',
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    account: ownerAccountProperty(),
+    environment: { type: 'string', length: 8 },
+    name: { type: 'string', length: 100 },
+    description: { type: 'text', nullable: true },
+    trigger: { type: 'json' },
+    nodes: { type: 'json' },
+    edges: { type: 'json' },
+    version: { type: 'integer' },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz' },
+  },
+});
+
+export type ExecutionStatus = 'running' | 'completed' | 'failed';
+
+/**
+ * One run of a workflow (`exec_…`, also its Temporal workflow id). `definition` is the graph as it
+ * was at start (the version is pinned). The API writes the row (and `workflow.started`) before
+ * starting the Temporal workflow; `workflowStartedAt` stays null until the workflow reports in, so
+ * a row the API could not start (crash, Temporal down) is started later by the dispatcher.
+ */
+export class WorkflowExecution {
+  [OptionalProps]?:
+    | 'status'
+    | 'output'
+    | 'steps'
+    | 'error'
+    | 'sessionId'
+    | 'currentNodes'
+    | 'match'
+    | 'workflowStartedAt'
+    | 'startedAt'
+    | 'completedAt'
+    | 'durationMs';
+  id!: string;
+  account!: string;
+  environment!: Environment;
+  workflowId!: string;
+  version!: number;
+  definition!: { nodes: GraphNode[]; edges: GraphEdge[] };
+  status: ExecutionStatus = 'running';
+  input!: unknown;
+  output?: ExecutionOutput | null;
+  steps: StepRecord[] = [];
+  error?: { nodeId: string; message: string } | null;
+  sessionId?: string | null;
+  currentNodes: string[] = [];
+  /** How POST /workflows/trigger chose this workflow. */
+  match?: { utterance: string; command: string; score: number } | null;
+  workflowStartedAt?: Date | null;
+  startedAt: Date = new Date();
+  completedAt?: Date | null;
+  durationMs?: number | null;
+}
+
+export const WorkflowExecutionSchema = new EntitySchema<WorkflowExecution>({
+  class: WorkflowExecution,
+  tableName: 'workflow_executions',
+  properties: {
+    id: { type: 'string', primary: true, length: 40 },
+    account: ownerAccountProperty(),
+    environment: { type: 'string', length: 8 },
+    workflowId: { type: 'string', length: 40 },
+    version: { type: 'integer' },
+    definition: { type: 'json' },
+    status: { type: 'string', length: 16 },
+    input: { type: 'json', nullable: true },
+    output: { type: 'json', nullable: true },
+    steps: { type: 'json' },
+    error: { type: 'json', nullable: true },
+    sessionId: { type: 'string', length: 64, nullable: true },
+    currentNodes: { type: 'json' },
+    match: { type: 'json', nullable: true },
+    workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    startedAt: { type: 'Date', columnType: 'timestamptz' },
+    completedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    durationMs: { type: 'integer', nullable: true },
+  },
+});
