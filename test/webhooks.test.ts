@@ -444,6 +444,28 @@ describe('event delivery', () => {
     expect((await api('POST', '/webhooks/wh_missing/test')).status).toBe(404);
   });
 
+  it('test endpoint answers undelivered, naming the delivery, when no worker runs the attempt in time', async () => {
+    const lonely = await startTestApp({
+      TEMPORAL_TASK_QUEUE: `nobody-${process.pid}`,
+      WEBHOOK_TIMEOUT_MS: '200',
+    });
+    try {
+      const hook = await createWebhook();
+      const res = await call(lonely.baseUrl, 'POST', `/api/v2/developers/webhooks/${hook.id}/test`, {
+        token: dev.testKey,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ delivered: false, statusCode: null, latencyMs: null });
+      expect(res.body.data.error).toBe(
+        `the test attempt did not finish within 10200 ms; see delivery ${res.body.data.deliveryId}`,
+      );
+      expect(receiver.requests).toHaveLength(0);
+      await lonely.ctx.temporal.workflow.getHandle(res.body.data.deliveryId).terminate('test over');
+    } finally {
+      await lonely.close();
+    }
+  }, 30_000);
+
   it('rotating the secret signs with both secrets for 24 hours', async () => {
     const hook = await createWebhook();
     const rotated = await api('POST', `/webhooks/${hook.id}/rotate-secret`);

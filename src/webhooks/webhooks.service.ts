@@ -330,6 +330,8 @@ export async function retryDelivery(
   return deliveryView(replay);
 }
 
+const TEST_PICKUP_GRACE_MS = 10_000;
+
 /**
  * POST /webhooks/:id/test: a `webhook.test` event sent to this webhook only, as a one-attempt
  * delivery workflow (so it is in the logs and the Web UI), answered when the attempt is done.
@@ -358,7 +360,21 @@ export async function testWebhook(ctx: AppContext, em: EntityManager, auth: Plat
     return { event, delivery };
   });
   const handle = await startNow(ctx, delivery, true);
-  const result = await handle.result();
+  // Bounded: the attempt's own timeout plus time for a worker to pick it up. A test the workers
+  // could not run in time answers undelivered and stays visible as its delivery.
+  const waitMs = ctx.config.webhooks.timeoutMs + TEST_PICKUP_GRACE_MS;
+  const deadline = AbortSignal.timeout(waitMs);
+  const result = await ctx.temporal
+    .withAbortSignal(deadline, () => handle.result())
+    .catch((error: unknown) => {
+      if (!deadline.aborted) throw error;
+      return {
+        status: 'pending',
+        statusCode: undefined,
+        latencyMs: undefined,
+        error: `the test attempt did not finish within ${waitMs} ms; see delivery ${delivery.id}`,
+      };
+    });
   return {
     delivered: result.status === 'delivered',
     statusCode: result.statusCode ?? null,
