@@ -16,7 +16,7 @@ import { startLlmDouble } from './llm-double';
  * migrations applied, and a real worker polling a run-specific task queue.
  */
 export default async function globalSetup(): Promise<void> {
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'warn', 'test-setup');
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'test-setup');
   const admin = new Client({ connectionString: testServerUrl(), connectionTimeoutMillis: 5000 });
   await admin.connect().catch((error) => {
     throw new Error(`PostgreSQL is not reachable at ${testServerUrl()} (${error.message}); start it first`);
