@@ -111,6 +111,12 @@ async function main(): Promise<void> {
       await client.callTool({ name: 'add', arguments: args });
       await client.close();
     });
+    const kept = new McpClient({ name: 'bench', version: '1' });
+    await kept.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+    const directKeptMcp = await measure(async () => {
+      await kept.callTool({ name: 'add', arguments: args });
+    });
+    await kept.close();
     const platformMcp = await measure(async () => {
       const res = await post(`/api/v2/developers/tools/${mcpTool.id}/test`, key, { arguments: args });
       if (!res.data.success) throw new Error(JSON.stringify(res));
@@ -135,12 +141,16 @@ async function main(): Promise<void> {
       `\nbench:tools — ${CALLS} sequential calls each (after ${WARMUP} warm-up), ${os.cpus().length} cores\n`,
     );
     console.log(row('mcp: direct (connect + tools/call)', directMcp));
+    console.log(row('mcp: direct, kept session (tools/call)', directKeptMcp));
     console.log(row('mcp: POST /tools/:id/test', platformMcp));
     console.log(row('webhook: direct POST', directWebhook));
     console.log(row('webhook: POST /tools/:id/test', platformWebhook));
     const over = (p: { p50: number; p95: number }, d: { p50: number; p95: number }) =>
       `p50 ${(p.p50 - d.p50).toFixed(1)} ms, p95 ${(p.p95 - d.p95).toFixed(1)} ms`;
     console.log(`\nplatform overhead, mcp:     ${over(platformMcp, directMcp)} (target p95 <= 20 ms)`);
+    console.log(
+      `  over a kept direct session: ${over(platformMcp, directKeptMcp)} (the platform keeps MCP sessions too)`,
+    );
     console.log(`platform overhead, webhook: ${over(platformWebhook, directWebhook)} (target p95 <= 20 ms)`);
   } finally {
     await closeServer(server);

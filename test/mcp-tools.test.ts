@@ -317,6 +317,58 @@ describe('custom tools', () => {
     expect((await testTool(add.id, { a: 1, b: 1 }, other.liveKey)).status).toBe(404);
   });
 
+  it('tool calls keep one MCP session: re-initialized once when the server forgets it, new on an edit, ended on close', async () => {
+    const stateful = await startMcpTestServer({ stateful: true });
+    const own = await startTestApp({ RATE_LIMITS: 'off' });
+    const run = (id: string, a: number) =>
+      call(own.baseUrl, 'POST', `/api/v2/developers/tools/${id}/test`, {
+        token: dev.liveKey,
+        body: { arguments: { a, b: 1 } },
+      });
+    try {
+      const server = await registerServer({ endpoint: stateful.url, autoConnect: false });
+      const add = await createTool({
+        name: 'add-kept',
+        type: 'mcp',
+        config: { serverId: server.id, toolName: 'add' },
+        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      });
+      const sums = await Promise.all([1, 2, 3].map(async (a) => (await run(add.id, a)).body.data.result));
+      expect(sums).toEqual([{ sum: 2 }, { sum: 3 }, { sum: 4 }]);
+      expect((await run(add.id, 4)).body.data.result).toEqual({ sum: 5 });
+      expect(stateful.methods).toEqual([
+        'initialize',
+        'notifications/initialized',
+        ...Array(4).fill('tools/call'),
+      ]);
+      expect(own.ctx.mcpConnections.size).toBe(1);
+
+      stateful.dropSessions(); // as a restarted server: the kept session answers 404
+      stateful.methods.length = 0;
+      expect((await run(add.id, 5)).body.data).toMatchObject({ success: true, result: { sum: 6 } });
+      expect(stateful.methods).toEqual([
+        'tools/call',
+        'initialize',
+        'notifications/initialized',
+        'tools/call',
+      ]);
+
+      const edited = await api('PUT', `/mcp-servers/${server.id}`, { headers: { 'X-Tenant': 'acme' } });
+      expect(edited.status).toBe(200);
+      stateful.methods.length = 0;
+      expect((await run(add.id, 6)).body.data.result).toEqual({ sum: 7 });
+      expect(stateful.methods).toEqual(['initialize', 'notifications/initialized', 'tools/call']);
+      expect(stateful.requests.at(-1)?.['x-tenant']).toBe('acme');
+      expect(own.ctx.mcpConnections.size).toBe(2); // the old one closes when idle
+
+      await own.close();
+      expect(stateful.terminated).toHaveLength(2);
+    } finally {
+      await own.close().catch(() => undefined);
+      await stateful.close();
+    }
+  });
+
   it('webhook tools send the request with secrets filled in and emit tool events without secret values', async () => {
     await api('PUT', '/secrets/CRM_TOKEN', { value: 'crm-secret-value-42' });
     const tool = await createTool({

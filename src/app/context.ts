@@ -4,6 +4,7 @@ import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logging/logger';
+import type { McpConnections } from '../mcp/mcp-client';
 import type { RateLimits } from '../ratelimit/rate-limits';
 
 /** Everything a request handler or activity needs, built once per process. */
@@ -12,6 +13,8 @@ export interface AppContext {
   logger: Logger;
   orm: Orm;
   encryptor: Encryptor;
+  /** MCP connections kept between tool calls (closed with the context). */
+  mcpConnections: McpConnections;
   temporal: Client;
   rateLimits: RateLimits;
   verifyIdToken: IdTokenVerifier;
@@ -26,4 +29,4 @@ export interface AppContext {
 }
 
 /** The part of the context that worker activities have too (no HTTP concerns). */
-export type CoreContext = Pick<AppContext, 'config' | 'logger' | 'orm' | 'encryptor'>;
+export type CoreContext = Pick<AppContext, 'config' | 'logger' | 'orm' | 'encryptor' | 'mcpConnections'>;

@@ -9,6 +9,7 @@ import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postg
 import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
 import { EventDispatcher } from '../events/dispatcher';
 import type { Logger } from '../logging/logger';
+import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
 import { connectTemporalClient } from '../temporal/client';
 import { registerSearchAttributes, startTemporalDevServer } from '../temporal/dev-server';
@@ -118,6 +119,7 @@ export async function buildContext(
       logger,
       orm,
       temporal,
+      mcpConnections: new McpConnectionPool(),
       encryptor: loadEncryptor({
         ...config.encryption,
         dataDir: config.dataDir,
@@ -135,6 +137,7 @@ export async function buildContext(
     return {
       ...ctx,
       close: async () => {
+        await ctx.mcpConnections.close();
         await temporal.connection.close().catch(() => undefined);
         await orm.close();
       },
@@ -155,7 +158,13 @@ export async function startWorker(
   opts: { listen?: boolean; dispatch?: boolean } = {},
 ) {
   const { worker, connection } = await createWorker({
-    deps: { config: ctx.config, logger: ctx.logger, orm: ctx.orm, encryptor: ctx.encryptor },
+    deps: {
+      config: ctx.config,
+      logger: ctx.logger,
+      orm: ctx.orm,
+      encryptor: ctx.encryptor,
+      mcpConnections: ctx.mcpConnections,
+    },
     address: temporalAddress,
     namespace: ctx.config.temporal.namespace,
     taskQueue: ctx.config.temporal.taskQueue,

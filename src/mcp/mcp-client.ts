@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
 import type { CoreContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import { accessTokenFor } from '../oauth/oauth.service';
@@ -9,11 +14,14 @@ import { guardedFetch } from '../outbound/fetch';
 import { OutboundError } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
+import type { McpConnectionPool, PooledConnection } from './mcp-pool';
 import { type McpServer, mcpHeadersAad } from './mcp-server.entity';
 
 type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
 export const MCP_TIMEOUT_MS = 15_000;
+
+export type McpConnections = McpConnectionPool<Client>;
 const CLIENT_INFO = { name: 'voice-agent-platform', version: '1.0.0' };
 
 /** A failure to reach or talk to an MCP server, with a message fit for the developer. */
@@ -81,17 +89,15 @@ export function describeMcpFailure(error: unknown, endpoint: string, sensitive: 
 }
 
 /**
- * Connects to a server (initialize), runs `fn`, and closes. Streamable HTTP for `http`, the older
- * HTTP+SSE transport for `sse`; every request goes through the SSRF-guarded fetch.
+ * Connects to a server (initialize). Streamable HTTP for `http`, the older HTTP+SSE transport for
+ * `sse`; every request goes through the SSRF-guarded fetch. Failing here means nothing ran there.
  */
-export async function withMcpClient<T>(
+async function openMcpConnection(
   ctx: CoreContext,
-  em: EntityManager,
-  owner: Owner,
   server: McpServer,
-  fn: (client: Client, sensitive: string[]) => Promise<T>,
-): Promise<T> {
-  const { headers, sensitive } = await requestHeaders(ctx, em, owner, server);
+  headers: Record<string, string>,
+  sensitive: string[],
+): Promise<PooledConnection<Client>> {
   const fetch = guardedFetch(ctx.config.outbound);
   const url = new URL(server.endpoint);
   const transport =
@@ -111,12 +117,81 @@ export async function withMcpClient<T>(
     await client.close().catch(() => undefined);
     throw new McpError(describeMcpFailure(error, server.endpoint, sensitive), 'connect');
   }
+  return {
+    client,
+    close: async () => {
+      // a stateful Streamable HTTP server is told the session is over (DELETE), best effort
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+        await transport.terminateSession().catch(() => undefined);
+      }
+      await client.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Reports a failed exchange as an McpError: `connect` when the request never reached the server. */
+function asMcpError(error: unknown, server: McpServer, sensitive: string[]): McpError {
+  if (error instanceof McpError) return error;
+  const cause = rootCause(error);
+  const unreached =
+    cause?.name === 'BlockedDestinationError' || (cause?.code !== undefined && UNREACHED.has(cause.code));
+  return new McpError(describeMcpFailure(error, server.endpoint, sensitive), unreached ? 'connect' : 'call');
+}
+const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** A fresh connection for `fn`, closed after (registration, tools/list, the connection test). */
+export async function withMcpClient<T>(
+  ctx: CoreContext,
+  em: EntityManager,
+  owner: Owner,
+  server: McpServer,
+  fn: (client: Client, sensitive: string[]) => Promise<T>,
+): Promise<T> {
+  const { headers, sensitive } = await requestHeaders(ctx, em, owner, server);
+  const connection = await openMcpConnection(ctx, server, headers, sensitive);
   try {
-    return await fn(client, sensitive);
+    return await fn(connection.client, sensitive);
   } catch (error) {
-    if (error instanceof McpError) throw error;
-    throw new McpError(describeMcpFailure(error, server.endpoint, sensitive));
+    throw asMcpError(error, server, sensitive);
   } finally {
-    await client.close().catch(() => undefined);
+    await connection.close();
   }
+}
+
+/**
+ * `fn` on a kept connection to the server (tool calls): see McpConnectionPool. A protocol-level
+ * error (the server answered with a JSON-RPC error, or a request timed out) keeps the connection;
+ * a transport failure drops it, and an expired session (HTTP 404, the request was not handled) is
+ * retried once on a new session, as the MCP specification asks of clients.
+ */
+export async function withPooledMcpClient<T>(
+  ctx: CoreContext,
+  em: EntityManager,
+  owner: Owner,
+  server: McpServer,
+  fn: (client: Client, sensitive: string[]) => Promise<T>,
+): Promise<T> {
+  const { headers, sensitive } = await requestHeaders(ctx, em, owner, server);
+  const key = connectionKey(server, headers);
+  try {
+    return await ctx.mcpConnections.use(
+      key,
+      () => openMcpConnection(ctx, server, headers, sensitive),
+      (client) => fn(client, sensitive),
+      {
+        broken: (error) => !(error instanceof McpError) && !(error instanceof McpProtocolError),
+        retry: (error) => error instanceof StreamableHTTPError && error.code === 404,
+      },
+    );
+  } catch (error) {
+    throw asMcpError(error, server, sensitive);
+  }
+}
+
+/** The server, its configuration version and a digest of the headers (never the values). */
+function connectionKey(server: McpServer, headers: Record<string, string>): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify(Object.entries(headers).sort(([a], [b]) => a.localeCompare(b))))
+    .digest('base64url');
+  return `${server.id}:${server.updatedAt.getTime()}:${server.transport}:${server.endpoint}:${digest}`;
 }

@@ -3,7 +3,7 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import { newId } from '../common/ids';
 import { emitEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
-import { McpError, withMcpClient } from '../mcp/mcp-client';
+import { McpError, withPooledMcpClient } from '../mcp/mcp-client';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { accessTokenFor } from '../oauth/oauth.service';
 import { OutboundError, sendOutbound } from '../outbound/http';
@@ -152,7 +152,7 @@ export async function callMcpTool(
   });
   if (!server) return { success: false, error: `MCP server ${call.serverId} no longer exists` };
   try {
-    return await withMcpClient(ctx, em, owner, server, async (client, sensitive) => {
+    return await withPooledMcpClient(ctx, em, owner, server, async (client, sensitive) => {
       const result = await client.callTool({ name: call.toolName, arguments: call.arguments }, undefined, {
         timeout: call.timeoutMs ?? MCP_CALL_TIMEOUT_MS,
       });

@@ -102,7 +102,7 @@ export async function startOutageRig(label: string, appEnv: Record<string, strin
     },
     runWorker: async () => {
       const { worker, connection } = await createWorker({
-        deps: { config: app.ctx.config, logger, orm: app.ctx.orm, encryptor: app.ctx.encryptor },
+        deps: { ...app.ctx, logger },
         address: temporal.address,
         namespace: 'default',
         taskQueue: queue,
