@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps';
+import { createHousekeepingActivities } from './housekeeping';
 import { createSystemActivities } from './system';
 import { createVoiceWorkflowActivities } from './voice-workflows';
 import { createWebhookActivities } from './webhooks';
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSystemActivities(deps),
     ...createWebhookActivities(deps),
     ...createVoiceWorkflowActivities(deps),
+    ...createHousekeepingActivities(deps),
   };
 }
 

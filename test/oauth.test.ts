@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
+import { housekeepingScheduleId } from '../src/temporal/schedules';
+import { TEST_ENV } from './support/env';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
-import { startReceiver } from './support/receiver';
+import { eventually, startReceiver } from './support/receiver';
 import { call, type Developer, newDeveloper, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 let app: TestApp;
@@ -224,6 +226,40 @@ describe('OAuth', () => {
     expect(revocations).toHaveLength(2); // the refresh token and the access token, at the revocation URL
     const afterRevoke = await api('POST', `/mcp-servers/${server.body.data.id}/test`);
     expect(afterRevoke.status).toBe(409);
+  });
+
+  it('the hourly housekeeping schedule deletes authorizations that expired unused, and only those', async () => {
+    const provider = await createProvider();
+    const start = async () =>
+      (await api('POST', '/oauth/authorize', { providerId: provider.id })).body.data.state as string;
+    const [abandoned, pending] = [await start(), await start()];
+    const db = app.ctx.orm.em.fork().getConnection();
+    await db.execute(
+      `update oauth_authorizations set expires_at = now() - interval '2 hours' where state = ?`,
+      [abandoned],
+    );
+    const schedule = app.ctx.temporal.schedule.getHandle(housekeepingScheduleId(TEST_ENV.taskQueue()));
+    const described = await schedule.describe();
+    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'housekeepingWorkflow' });
+    expect(described.spec.intervals).toMatchObject([{ every: 3_600_000 }]);
+    await schedule.trigger();
+    const states = async () =>
+      (
+        await db.execute<{ state: string }[]>(
+          'select state from oauth_authorizations where state in (?, ?)',
+          [abandoned, pending],
+        )
+      ).map((r) => r.state);
+    await eventually(async () => {
+      expect(await states()).toEqual([pending]);
+      return true;
+    });
+    const refused = await call(
+      app.baseUrl,
+      'GET',
+      `/api/v2/developers/oauth/callback?code=x&state=${abandoned}`,
+    );
+    expect(refused.body.validationErrors).toEqual(['state: unknown, expired or already used']);
   });
 
   it('keeps providers and tokens to their account', async () => {

@@ -13,6 +13,7 @@ import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
 import { connectTemporalClient } from '../temporal/client';
 import { registerSearchAttributes, startTemporalDevServer } from '../temporal/dev-server';
+import { ensureHousekeepingSchedule } from '../temporal/schedules';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker } from '../temporal/worker';
 import type { AppContext } from './context';
@@ -180,6 +181,7 @@ export async function startWorker(
     listenUrl: opts.listen === false ? undefined : ctx.orm.config.get('clientUrl'),
   });
   if (opts.dispatch !== false) dispatcher.start();
+  await ensureHousekeepingSchedule(ctx.temporal, ctx.config.temporal.taskQueue, ctx.logger);
   return {
     worker,
     dispatcher,
