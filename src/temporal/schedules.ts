@@ -12,18 +12,20 @@ export const housekeepingScheduleId = (taskQueue: string) => `housekeeping-${tas
 export async function ensureHousekeepingSchedule(client: Client, taskQueue: string, logger: Logger) {
   const scheduleId = housekeepingScheduleId(taskQueue);
   try {
-    await client.schedule.create({
-      scheduleId,
-      spec: { intervals: [{ every: '1 hour' }] },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'housekeepingWorkflow',
-        workflowId: scheduleId,
-        taskQueue,
-        workflowExecutionTimeout: '10 minutes',
-      },
-    });
+    await client.withDeadline(Date.now() + 10_000, () =>
+      client.schedule.create({
+        scheduleId,
+        spec: { intervals: [{ every: '1 hour' }] },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'housekeepingWorkflow',
+          workflowId: scheduleId,
+          taskQueue,
+          workflowExecutionTimeout: '10 minutes',
+        },
+      }),
+    );
     logger.info({ scheduleId }, 'created the housekeeping schedule');
   } catch (error) {
     if (error instanceof ScheduleAlreadyRunning) return;
