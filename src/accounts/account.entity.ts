@@ -41,3 +41,18 @@ export const ownerAccountProperty = () =>
     deleteRule: 'cascade',
     fieldName: 'account_id',
   }) as const;
+
+/** The first columns of every account-owned resource: its id, owning account and environment. */
+export const ownedResourceProperties = () =>
+  ({
+    id: { type: 'string', primary: true, length: 40 },
+    account: ownerAccountProperty(),
+    environment: { type: 'string', length: 8 },
+  }) as const;
+
+/** `createdAt`, and `updatedAt` set again on every update. */
+export const timestampProperties = () =>
+  ({
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+  }) as const;

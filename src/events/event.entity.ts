@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -24,9 +24,7 @@ export const EventSchema = new EntitySchema<Event>({
   class: Event,
   tableName: 'events',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     type: { type: 'string', length: 64 },
     personaId: { type: 'string', length: 64, nullable: true },
     payload: { type: 'text' },

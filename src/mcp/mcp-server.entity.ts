@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -57,9 +57,7 @@ export const McpServerSchema = new EntitySchema<McpServer>({
   class: McpServer,
   tableName: 'mcp_servers',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     name: { type: 'string', length: 100 },
     description: { type: 'text', nullable: true },
     transport: { type: 'string', length: 8 },
@@ -74,8 +72,7 @@ export const McpServerSchema = new EntitySchema<McpServer>({
     tools: { type: 'json', nullable: true },
     toolsFetchedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     serverInfo: { type: 'json', nullable: true },
-    createdAt: { type: 'Date', columnType: 'timestamptz' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+    ...timestampProperties(),
   },
 });
 

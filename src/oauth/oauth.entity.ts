@@ -1,5 +1,9 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import {
+  ownedResourceProperties,
+  ownerAccountProperty,
+  timestampProperties,
+} from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -25,9 +29,7 @@ export const OAuthProviderSchema = new EntitySchema<OAuthProvider>({
   class: OAuthProvider,
   tableName: 'oauth_providers',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     name: { type: 'string', length: 100 },
     authorizationUrl: { type: 'string', length: 2048 },
     tokenUrl: { type: 'string', length: 2048 },
@@ -36,8 +38,7 @@ export const OAuthProviderSchema = new EntitySchema<OAuthProvider>({
     clientSecretCiphertext: { type: 'text' },
     scopes: { type: 'string[]', columnType: 'text[]' },
     authorizeParams: { type: 'json', nullable: true },
-    createdAt: { type: 'Date', columnType: 'timestamptz' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+    ...timestampProperties(),
   },
 });
 
@@ -96,9 +97,7 @@ export const OAuthTokenSchema = new EntitySchema<OAuthToken>({
   class: OAuthToken,
   tableName: 'oauth_tokens',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     providerId: { type: 'string', length: 40 },
     accessTokenCiphertext: { type: 'text' },
     refreshTokenCiphertext: { type: 'text', nullable: true },
@@ -106,7 +105,6 @@ export const OAuthTokenSchema = new EntitySchema<OAuthToken>({
     scopes: { type: 'string[]', columnType: 'text[]' },
     expiresAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     status: { type: 'string', length: 16 },
-    createdAt: { type: 'Date', columnType: 'timestamptz' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+    ...timestampProperties(),
   },
 });

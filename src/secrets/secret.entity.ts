@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -20,12 +20,9 @@ export const SecretSchema = new EntitySchema<Secret>({
   tableName: 'secrets',
   uniques: [{ name: 'secrets_owner_name_unique', properties: ['account', 'environment', 'name'] }],
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     name: { type: 'string', length: 64 },
     ciphertext: { type: 'text' },
-    createdAt: { type: 'Date', columnType: 'timestamptz' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+    ...timestampProperties(),
   },
 });

@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -24,15 +24,12 @@ export const ToolSchema = new EntitySchema<Tool>({
   class: Tool,
   tableName: 'tools',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     name: { type: 'string', length: 100 },
     description: { type: 'text', nullable: true },
     type: { type: 'string', length: 16 },
     config: { type: 'json' },
     parameters: { type: 'json' },
-    createdAt: { type: 'Date', columnType: 'timestamptz' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+    ...timestampProperties(),
   },
 });

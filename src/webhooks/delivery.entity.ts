@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties } from '../accounts/account.entity';
 import type { Environment } from '../keys/api-key.entity';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -48,9 +48,7 @@ export const DeliverySchema = new EntitySchema<Delivery>({
   class: Delivery,
   tableName: 'deliveries',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     webhookId: { type: 'string', length: 40 },
     eventId: { type: 'string', length: 40 },
     eventType: { type: 'string', length: 64 },

@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 
@@ -40,9 +40,7 @@ export const WebhookSchema = new EntitySchema<Webhook>({
   class: Webhook,
   tableName: 'webhooks',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     name: { type: 'string', length: 100 },
     url: { type: 'string', length: 2048 },
     events: { type: 'string[]', columnType: 'text[]' },
@@ -52,8 +50,7 @@ export const WebhookSchema = new EntitySchema<Webhook>({
     previousSecretCiphertext: { type: 'text', nullable: true },
     previousSecretExpiresAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     failing: { type: 'boolean' },
-    createdAt: { type: 'Date', columnType: 'timestamptz' },
-    updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
+    ...timestampProperties(),
   },
 });
 

@@ -1,5 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
+import { ownedResourceProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../keys/api-key.entity';
 import type { GraphEdge, GraphNode } from './graph';
@@ -30,9 +30,7 @@ export const WorkflowDefinitionSchema = new EntitySchema<WorkflowDefinition>({
   class: WorkflowDefinition,
   tableName: 'workflows',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     name: { type: 'string', length: 100 },
     description: { type: 'text', nullable: true },
     trigger: { type: 'json' },
@@ -90,9 +88,7 @@ export const WorkflowExecutionSchema = new EntitySchema<WorkflowExecution>({
   class: WorkflowExecution,
   tableName: 'workflow_executions',
   properties: {
-    id: { type: 'string', primary: true, length: 40 },
-    account: ownerAccountProperty(),
-    environment: { type: 'string', length: 8 },
+    ...ownedResourceProperties(),
     workflowId: { type: 'string', length: 40 },
     version: { type: 'integer' },
     definition: { type: 'json' },
