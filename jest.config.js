@@ -1,16 +1,39 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two tiers (jest projects), both run by `npm test`:
+ * - `unit`: `*.unit.test.ts`, which need neither PostgreSQL nor Temporal (`npm run test:unit`).
+ * - `integration`: every other `*.test.ts`, against the real PostgreSQL database and Temporal dev
+ *   server the global setup starts once per run (`npm run test:integration`).
+ * globalSetup/globalTeardown are set on the integration project only, so jest runs them only when
+ * that project is selected.
+ */
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   watchman: false,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['**/*.unit.test.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.unit\\.test\\.ts$'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
 };
