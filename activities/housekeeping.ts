@@ -1,4 +1,4 @@
-import { deleteExpiredAuthorizations } from '../src/oauth/oauth.service';
+import { deleteExpiredAuthorizations } from '../src/oauth/authorization.service';
 import type { ActivityDeps } from './deps';
 
 export function createHousekeepingActivities(deps: ActivityDeps) {

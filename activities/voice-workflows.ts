@@ -1,13 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Environment } from '../src/keys/api-key.entity';
 import { callMcpTool, completePrompt, type Outcome } from '../src/tools/execute';
-import {
-  type ExecutionRef,
-  type ExecutionView,
-  executionView,
-  finishExecution,
-  recordProgress,
-} from '../src/workflows/executions';
+import { finishExecution, recordProgress } from '../src/workflows/execution-store';
+import { type ExecutionRef, type ExecutionView, executionView } from '../src/workflows/execution-types';
 import type { NodeRun, StepRecord, Trace } from '../src/workflows/interpreter';
 import type { ActivityDeps } from './deps';
 
@@ -61,7 +56,7 @@ export function createVoiceWorkflowActivities(deps: ActivityDeps) {
       return toNodeRun(outcome, startedAt);
     },
 
-    /** Steps so far, nodes running now, and `workflow.step.completed` events (see executions.ts). */
+    /** Steps so far, nodes running now, and `workflow.step.completed` events (see src/workflows/execution-store.ts). */
     async recordExecutionProgress(
       input: ExecutionRef & { steps: StepRecord[]; newSteps: StepRecord[]; currentNodes: string[] },
     ): Promise<void> {

@@ -8,7 +8,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ExecutionRef, ExecutionView, RunVoiceWorkflowInput } from '../src/workflows/executions';
+import type { ExecutionRef, ExecutionView, RunVoiceWorkflowInput } from '../src/workflows/execution-types';
 import type { GraphNode } from '../src/workflows/graph';
 import { interpretGraph, type StepRecord } from '../src/workflows/interpreter';
 

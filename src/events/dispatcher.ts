@@ -5,7 +5,8 @@ import { derivedId } from '../common/ids';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { startDeliveryWorkflow } from '../webhooks/delivery-workflows';
-import { type RunVoiceWorkflowInput, startExecutionWorkflow } from '../workflows/executions';
+import { startExecutionWorkflow } from '../workflows/execution-start';
+import type { RunVoiceWorkflowInput } from '../workflows/execution-types';
 
 const BATCH = 200;
 /** Polling interval when LISTEN/NOTIFY is available (a safety net) and when it is not. */

@@ -9,7 +9,7 @@ import {
 import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
 import type { CoreContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
-import { accessTokenFor } from '../oauth/oauth.service';
+import { accessTokenFor } from '../oauth/tokens.service';
 import { guardedFetch } from '../outbound/fetch';
 import { OutboundError } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';

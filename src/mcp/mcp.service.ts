@@ -4,7 +4,7 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import { enforcePlanLimit, findOwned, listOwned, type Owner } from '../common/owned';
 import type { Plan } from '../config/env';
 import { ApiError, validationFailed } from '../http/errors';
-import { oauthTokenProblem } from '../oauth/oauth.service';
+import { oauthTokenProblem } from '../oauth/tokens.service';
 import { urlProblems } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { secretNamesIn } from '../secrets/templates';

@@ -3,6 +3,7 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
 import { ApiError } from '../http/errors';
+import { completeAuthorization, startAuthorization } from './authorization.service';
 import {
   AuthorizeBody,
   AuthorizeEnvelope,
@@ -19,16 +20,13 @@ import {
   UpdateProviderBody,
 } from './oauth.schemas';
 import {
-  completeAuthorization,
   createProvider,
   deleteProvider,
   getProvider,
   listProviders,
-  listTokens,
-  revokeToken,
-  startAuthorization,
   updateProvider,
-} from './oauth.service';
+} from './providers.service';
+import { listTokens, revokeToken } from './tokens.service';
 
 export function mountOAuthRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
   const em = () => ctx.orm.em;

@@ -5,7 +5,7 @@ import { emitEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
 import { McpError, withPooledMcpClient } from '../mcp/mcp-client';
 import { McpServer } from '../mcp/mcp-server.entity';
-import { accessTokenFor } from '../oauth/oauth.service';
+import { accessTokenFor } from '../oauth/tokens.service';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';

@@ -5,7 +5,7 @@ import { findOwned, listOwned, type Owner } from '../common/owned';
 import { validationFailed } from '../http/errors';
 import { describeIssuesUnder } from '../http/validation';
 import { McpServer } from '../mcp/mcp-server.entity';
-import { oauthTokenProblem } from '../oauth/oauth.service';
+import { oauthTokenProblem } from '../oauth/tokens.service';
 import { urlProblems } from '../outbound/http';
 import { executeTool } from './execute';
 import { Tool, type ToolType } from './tool.entity';

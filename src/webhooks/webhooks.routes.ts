@@ -2,6 +2,8 @@ import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
+import { getDelivery, listDeliveries, retryDelivery } from './deliveries.service';
+import { testWebhook } from './webhook-test.service';
 import {
   CreateWebhookBody,
   DeletedWebhook,
@@ -23,13 +25,9 @@ import {
 import {
   createWebhook,
   deleteWebhook,
-  getDelivery,
   getWebhook,
-  listDeliveries,
   listWebhooks,
-  retryDelivery,
   rotateWebhookSecret,
-  testWebhook,
   updateWebhook,
 } from './webhooks.service';
 

@@ -1,16 +1,13 @@
 import { type EntityManager, raw } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
-import { newId } from '../common/ids';
 import { enforcePlanLimit, findOwned, listOwned, type Owner } from '../common/owned';
 import type { Plan } from '../config/env';
 import type { EventType } from '../events/catalog';
-import { emitEvent } from '../events/emit';
-import { Event } from '../events/event.entity';
-import { conflict, notFound, validationFailed } from '../http/errors';
+import { validationFailed } from '../http/errors';
 import { urlProblems } from '../outbound/http';
-import { Delivery, DeliveryAttempt } from './delivery.entity';
-import { cancelDeliveryWorkflows, startDeliveryWorkflow } from './delivery-workflows';
+import { Delivery } from './delivery.entity';
+import { cancelDeliveryWorkflows } from './delivery-workflows';
 import { generateWebhookSecret } from './signature';
 import { Webhook, webhookSecretAad, webhookStatus } from './webhook.entity';
 
@@ -58,7 +55,7 @@ async function lastDeliveries(em: EntityManager, ids: string[]): Promise<Map<str
   return new Map(rows.map((r) => [r.id, r.delivered_at]));
 }
 
-const findWebhook = (em: EntityManager, owner: Owner, id: string) =>
+export const findWebhook = (em: EntityManager, owner: Owner, id: string) =>
   findOwned(em, Webhook, owner, id, 'Webhook');
 
 export async function createWebhook(
@@ -211,177 +208,4 @@ export async function rotateWebhookSecret(
     return w;
   });
   return { id: webhook.id, secret, previousSecretExpiresAt: webhook.previousSecretExpiresAt!.toISOString() };
-}
-
-export function deliveryView(d: Delivery) {
-  return {
-    id: d.id,
-    webhookId: d.webhookId,
-    eventId: d.eventId,
-    eventType: d.eventType,
-    status: d.status,
-    attempts: d.attempts,
-    ...(d.statusCode != null ? { statusCode: d.statusCode } : {}),
-    ...(d.status === 'delivered' && d.latencyMs != null ? { latencyMs: d.latencyMs } : {}),
-    ...(d.deliveredAt ? { deliveredAt: d.deliveredAt.toISOString() } : {}),
-    ...(d.status !== 'delivered' && d.error ? { error: d.error } : {}),
-    ...(d.lastAttemptAt ? { lastAttemptAt: d.lastAttemptAt.toISOString() } : {}),
-    ...(d.status === 'pending' && d.nextAttemptAt ? { nextAttemptAt: d.nextAttemptAt.toISOString() } : {}),
-    test: d.test,
-    ...(d.replayOf ? { replayOf: d.replayOf } : {}),
-    createdAt: d.createdAt.toISOString(),
-  };
-}
-
-export async function listDeliveries(
-  em: EntityManager,
-  auth: PlatformAuth,
-  webhookId: string,
-  query: { status?: 'delivered' | 'failed' | 'pending'; limit: number; offset: number },
-) {
-  await findWebhook(em, auth, webhookId);
-  const [items, total] = await em.findAndCount(
-    Delivery,
-    { webhookId, ...(query.status ? { status: query.status } : {}) },
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: query.offset },
-  );
-  return { data: items.map(deliveryView), total };
-}
-
-async function findDelivery(em: EntityManager, auth: PlatformAuth, webhookId: string, deliveryId: string) {
-  await findWebhook(em, auth, webhookId);
-  const delivery = await em.findOne(Delivery, { id: deliveryId, webhookId });
-  if (!delivery) throw notFound('Delivery');
-  return delivery;
-}
-
-export async function getDelivery(
-  em: EntityManager,
-  auth: PlatformAuth,
-  webhookId: string,
-  deliveryId: string,
-) {
-  const delivery = await findDelivery(em, auth, webhookId, deliveryId);
-  const [event, attempts] = await Promise.all([
-    em.findOneOrFail(Event, { id: delivery.eventId }),
-    em.find(DeliveryAttempt, { deliveryId }, { orderBy: { attempt: 'asc' } }),
-  ]);
-  return {
-    ...deliveryView(delivery),
-    event: JSON.parse(event.payload) as Record<string, unknown>,
-    attemptLog: attempts.map((a) => ({
-      attempt: a.attempt,
-      attemptedAt: a.attemptedAt.toISOString(),
-      success: a.success,
-      statusCode: a.statusCode ?? null,
-      latencyMs: a.latencyMs,
-      error: a.error ?? null,
-      responseBody: a.responseBody ?? null,
-    })),
-  };
-}
-
-/** Starts a just-committed delivery's workflow and records the start; the dispatcher retries it otherwise. */
-async function startNow(ctx: AppContext, delivery: Delivery, singleAttempt: boolean) {
-  const handle = await startDeliveryWorkflow(ctx.temporal, ctx.config, {
-    id: delivery.id,
-    accountId: delivery.account,
-    webhookId: delivery.webhookId,
-    eventId: delivery.eventId,
-    eventType: delivery.eventType,
-    singleAttempt,
-  });
-  await ctx.orm.em
-    .getConnection()
-    .execute(
-      'update deliveries set workflow_started_at = now() where id = ? and workflow_started_at is null',
-      [delivery.id],
-    );
-  return handle;
-}
-
-/** Replays a finished delivery of the same event (same `evt_` id) as a new delivery with a full schedule. */
-export async function retryDelivery(
-  ctx: AppContext,
-  em: EntityManager,
-  auth: PlatformAuth,
-  webhookId: string,
-  deliveryId: string,
-) {
-  const original = await findDelivery(em, auth, webhookId, deliveryId);
-  if (original.status === 'pending')
-    throw conflict('The delivery is still pending; it is retried automatically');
-  const webhook = await findWebhook(em, auth, webhookId);
-  if (!webhook.enabled) throw conflict('The webhook is disabled; enable it before replaying deliveries');
-  const replay = em.create(Delivery, {
-    id: newId('del'),
-    account: auth.accountId,
-    environment: auth.environment,
-    webhookId,
-    eventId: original.eventId,
-    eventType: original.eventType,
-    replayOf: original.id,
-    test: original.test,
-  });
-  await em.flush();
-  await startNow(ctx, replay, original.test).catch((error) =>
-    ctx.logger.warn({ err: error, deliveryId: replay.id }, 'replay start deferred to the dispatcher'),
-  );
-  return deliveryView(replay);
-}
-
-const TEST_PICKUP_GRACE_MS = 10_000;
-
-/**
- * POST /webhooks/:id/test: a `webhook.test` event sent to this webhook only, as a one-attempt
- * delivery workflow (so it is in the logs and the Web UI), answered when the attempt is done.
- */
-export async function testWebhook(ctx: AppContext, em: EntityManager, auth: PlatformAuth, id: string) {
-  const webhook = await findWebhook(em, auth, id);
-  const { event, delivery } = await em.transactional(async (tem) => {
-    const { event } = emitEvent(tem, {
-      accountId: auth.accountId,
-      environment: auth.environment,
-      type: 'webhook.test',
-      data: { webhookId: webhook.id, message: 'This is a test event from the voice platform' },
-      personaId: null,
-    });
-    event.dispatchedAt = new Date(); // addressed to this webhook only: not fanned out
-    await tem.flush(); // the event row first: the delivery references it
-    const delivery = tem.create(Delivery, {
-      id: newId('del'),
-      account: auth.accountId,
-      environment: auth.environment,
-      webhookId: webhook.id,
-      eventId: event.id,
-      eventType: 'webhook.test',
-      test: true,
-    });
-    return { event, delivery };
-  });
-  const handle = await startNow(ctx, delivery, true);
-  // Bounded: the attempt's own timeout plus time for a worker to pick it up. A test the workers
-  // could not run in time answers undelivered and stays visible as its delivery.
-  const waitMs = ctx.config.webhooks.timeoutMs + TEST_PICKUP_GRACE_MS;
-  const deadline = AbortSignal.timeout(waitMs);
-  const result = await ctx.temporal
-    .withAbortSignal(deadline, () => handle.result())
-    .catch((error: unknown) => {
-      if (!deadline.aborted) throw error;
-      return {
-        status: 'pending',
-        statusCode: undefined,
-        latencyMs: undefined,
-        error: `the test attempt did not finish within ${waitMs} ms; see delivery ${delivery.id}`,
-      };
-    });
-  return {
-    delivered: result.status === 'delivered',
-    statusCode: result.statusCode ?? null,
-    latencyMs: result.latencyMs ?? null,
-    testedAt: new Date().toISOString(),
-    deliveryId: delivery.id,
-    eventId: event.id,
-    ...(result.error ? { error: result.error } : {}),
-  };
 }

@@ -2,6 +2,9 @@ import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
+import { dryRunWorkflow } from './dry-run.service';
+import { executeWorkflowById, getExecution, listExecutions } from './runs.service';
+import { triggerWorkflow } from './trigger.service';
 import {
   CreateWorkflowBody,
   DeletedWorkflow,
@@ -23,13 +26,8 @@ import {
 import {
   createWorkflow,
   deleteWorkflow,
-  dryRunWorkflow,
-  executeWorkflowById,
-  getExecution,
   getWorkflow,
-  listExecutions,
   listWorkflows,
-  triggerWorkflow,
   updateWorkflow,
 } from './workflows.service';
 

@@ -1,101 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { runVoiceWorkflow } from '../../workflows/run-voice-workflow';
 import { derivedId } from '../common/ids';
-import type { Owner } from '../common/owned';
-import type { Config } from '../config/env';
 import type { EventType } from '../events/catalog';
 import { emitEvent, eventRecord } from '../events/emit';
-import { AccountIdKey, WorkflowDefinitionIdKey } from '../temporal/search-attributes';
+import type { ExecutionRef } from './execution-types';
 import type { StepRecord, Trace } from './interpreter';
 import { WorkflowExecution } from './workflow.entity';
-
-/** The execution record every endpoint answers with. */
-export function executionView(e: WorkflowExecution) {
-  return {
-    id: e.id,
-    workflowId: e.workflowId,
-    version: e.version,
-    status: e.status,
-    sessionId: e.sessionId ?? null,
-    input: e.input ?? null,
-    output: e.output ?? null,
-    steps: e.steps,
-    currentNodes: e.status === 'running' ? e.currentNodes : [],
-    error: e.error ?? null,
-    startedAt: e.startedAt.toISOString(),
-    completedAt: e.completedAt ? e.completedAt.toISOString() : null,
-    durationMs: e.durationMs ?? null,
-    ...(e.match ? { match: e.match } : {}),
-  };
-}
-
-export type ExecutionView = ReturnType<typeof executionView>;
-
-const WORKFLOW_TASK_TIMEOUT = '2 seconds';
-
-/** What the Temporal workflow is started with: everything it needs, the graph pinned. */
-export interface RunVoiceWorkflowInput {
-  executionId: string;
-  workflowId: string;
-  version: number;
-  accountId: string;
-  environment: Owner['environment'];
-  sessionId: string | null;
-  startedAt: string;
-  graph: WorkflowExecution['definition'];
-  input: unknown;
-}
-
-export function workflowInputOf(e: WorkflowExecution): RunVoiceWorkflowInput {
-  return {
-    executionId: e.id,
-    workflowId: e.workflowId,
-    version: e.version,
-    accountId: e.account,
-    environment: e.environment,
-    sessionId: e.sessionId ?? null,
-    startedAt: e.startedAt.toISOString(),
-    graph: e.definition,
-    input: e.input ?? null,
-  };
-}
-
-/**
- * Starts an execution's Temporal workflow (workflow id = `exec_…` id, duplicates rejected even after
- * it closed, so a repeated start never runs it twice). Search attributes: account and definition.
- */
-export async function startExecutionWorkflow(
-  temporal: Client,
-  config: Config,
-  input: RunVoiceWorkflowInput,
-  opts: { eager?: boolean } = {},
-) {
-  try {
-    return await temporal.workflow.start(runVoiceWorkflow, {
-      workflowId: input.executionId,
-      requestEagerStart: opts.eager,
-      taskQueue: config.temporal.taskQueue,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      // Nodes run as local activities inside one workflow task; the worker reports progress (and
-      // answers queries such as the Web UI's current details) every 80% of this timeout, and a task
-      // lost with a killed worker is retried elsewhere after it.
-      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-      typedSearchAttributes: [
-        { key: AccountIdKey, value: input.accountId },
-        { key: WorkflowDefinitionIdKey, value: input.workflowId },
-      ],
-      memo: { version: input.version, ...(input.sessionId ? { sessionId: input.sessionId } : {}) },
-    });
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) {
-      return temporal.workflow.getHandle<typeof runVoiceWorkflow>(input.executionId);
-    }
-    throw error;
-  }
-}
 
 /** Writes the execution row and its `workflow.started` event (the caller flushes). */
 export function recordExecutionStart(em: EntityManager, execution: WorkflowExecution): void {
@@ -114,15 +24,6 @@ export function recordExecutionStart(em: EntityManager, execution: WorkflowExecu
       ...(execution.match ? { match: execution.match } : {}),
     },
   });
-}
-
-/** Who an execution's events go to, and what they name. */
-export interface ExecutionRef {
-  executionId: string;
-  workflowId: string;
-  accountId: string;
-  environment: Owner['environment'];
-  sessionId: string | null;
 }
 
 function stepEvent(ref: ExecutionRef, step: StepRecord) {

@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../app/context';
+import { findOwned, listOwned, type Owner } from '../common/owned';
+import { OAuthProvider } from './oauth.entity';
+import { checkUrls, secretAad } from './oauth-client';
+
+export function providerView(p: OAuthProvider) {
+  return {
+    id: p.id,
+    name: p.name,
+    authorizationUrl: p.authorizationUrl,
+    tokenUrl: p.tokenUrl,
+    revocationUrl: p.revocationUrl ?? null,
+    clientId: p.clientId,
+    scopes: p.scopes,
+    authorizeParams: p.authorizeParams ?? {},
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+export const findProvider = (em: EntityManager, owner: Owner, id: string) =>
+  findOwned(em, OAuthProvider, owner, id, 'OAuth provider');
+
+export interface ProviderInput {
+  name: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  revocationUrl?: string | null;
+  clientId: string;
+  clientSecret: string;
+  scopes?: string[];
+  authorizeParams?: Record<string, string>;
+}
+
+export async function createProvider(ctx: AppContext, em: EntityManager, owner: Owner, input: ProviderInput) {
+  checkUrls(ctx, {
+    authorizationUrl: input.authorizationUrl,
+    tokenUrl: input.tokenUrl,
+    revocationUrl: input.revocationUrl,
+  });
+  const provider = em.create(OAuthProvider, {
+    account: owner.accountId,
+    environment: owner.environment,
+    name: input.name,
+    authorizationUrl: input.authorizationUrl,
+    tokenUrl: input.tokenUrl,
+    revocationUrl: input.revocationUrl ?? null,
+    clientId: input.clientId,
+    clientSecretCiphertext: '',
+    scopes: input.scopes ?? [],
+    authorizeParams: input.authorizeParams ?? null,
+  });
+  provider.clientSecretCiphertext = ctx.encryptor.encrypt(input.clientSecret, secretAad(provider));
+  await em.flush();
+  return providerView(provider);
+}
+
+export async function listProviders(
+  em: EntityManager,
+  owner: Owner,
+  page: { limit: number; offset: number },
+) {
+  const { items, total } = await listOwned(em, OAuthProvider, owner, page);
+  return { data: items.map(providerView), total };
+}
+
+export async function getProvider(em: EntityManager, owner: Owner, id: string) {
+  return providerView(await findProvider(em, owner, id));
+}
+
+export async function updateProvider(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  changes: Partial<ProviderInput>,
+) {
+  checkUrls(ctx, {
+    authorizationUrl: changes.authorizationUrl,
+    tokenUrl: changes.tokenUrl,
+    revocationUrl: changes.revocationUrl,
+  });
+  const provider = await findProvider(em, owner, id);
+  const { clientSecret, ...rest } = changes;
+  em.assign(provider, rest);
+  if (clientSecret !== undefined)
+    provider.clientSecretCiphertext = ctx.encryptor.encrypt(clientSecret, secretAad(provider));
+  provider.updatedAt = new Date();
+  await em.flush();
+  return providerView(provider);
+}
+
+export async function deleteProvider(em: EntityManager, owner: Owner, id: string) {
+  const provider = await findProvider(em, owner, id);
+  await em.remove(provider).flush();
+  return { deleted: true as const, id };
+}

@@ -1,0 +1,61 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContext } from '../app/context';
+import type { Owner } from '../common/owned';
+import { ApiError } from '../http/errors';
+import { matchCommand } from './matching';
+import { executeWorkflow, type RunOptions } from './runs.service';
+import { WorkflowDefinition } from './workflow.entity';
+
+/** Picks the workflow whose voice command best matches the utterance, and runs it. */
+export async function triggerWorkflow(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  body: RunOptions & { utterance: string },
+) {
+  const workflows = await em.find(
+    WorkflowDefinition,
+    { account: owner.accountId, environment: owner.environment },
+    { orderBy: { createdAt: 'asc' } },
+  );
+  const commands = workflows
+    .filter((w) => w.trigger.type === 'voice_command' && w.trigger.config.command)
+    .map((w) => ({ item: w, command: w.trigger.config.command as string }));
+  const outcome = matchCommand(body.utterance, commands);
+  const describe = (c: { item: WorkflowDefinition; command: string; score: number }) => ({
+    workflowId: c.item.id,
+    name: c.item.name,
+    command: c.command,
+    score: c.score,
+  });
+  if (outcome.kind === 'none') {
+    throw new ApiError(
+      404,
+      'NOT_FOUND',
+      `No workflow's voice command matches "${body.utterance}"`,
+      undefined,
+      {
+        candidates: outcome.candidates.map(describe),
+      },
+    );
+  }
+  if (outcome.kind === 'tie') {
+    const names = outcome.tied.map((c) => `"${c.item.name}"`).join(', ');
+    throw new ApiError(
+      409,
+      'CONFLICT',
+      `The utterance matches several workflows equally well: ${names}`,
+      undefined,
+      {
+        candidates: outcome.tied.map(describe),
+      },
+    );
+  }
+  const { best } = outcome;
+  const match = { utterance: body.utterance, command: best.command, score: best.score };
+  const answer = await executeWorkflow(ctx, em, owner, best.item, body, match);
+  return {
+    running: answer.running,
+    record: { ...answer.record, match: { ...match, workflowName: best.item.name } },
+  };
+}
