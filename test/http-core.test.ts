@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { call, type Developer, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 describe('HTTP core: envelopes, error bodies, request ids, docs', () => {
@@ -12,6 +13,7 @@ describe('HTTP core: envelopes, error bodies, request ids, docs', () => {
       method: 'get',
       path: '/__explode',
       summary: 'test only',
+      success: { description: 'never answers', schema: z.never() },
       handler: () => {
         throw new Error('database password is hunter2 at /srv/app/secret.ts:42');
       },

@@ -1,5 +1,8 @@
+import { z } from 'zod';
 import { TEST_ADMIN_TOKEN } from './support/env';
 import { call, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+
+const WhoAmI = z.looseObject({ success: z.literal(true) });
 
 describe('marketplace gateway headers and the operator API', () => {
   let app: TestApp;
@@ -10,13 +13,15 @@ describe('marketplace gateway headers and the operator API', () => {
       method: 'get',
       path: '/__whoami/user',
       summary: 'test only',
-      handler: ({ auth }) => ({ success: true, ...auth }),
+      success: { description: 'the caller', schema: WhoAmI },
+      handler: ({ auth }) => ({ success: true as const, ...auth }),
     });
     app.roots.marketplacePublisher.route({
       method: 'get',
       path: '/__whoami/publisher',
       summary: 'test only',
-      handler: ({ auth }) => ({ success: true, ...auth }),
+      success: { description: 'the caller', schema: WhoAmI },
+      handler: ({ auth }) => ({ success: true as const, ...auth }),
     });
   });
   afterAll(() => app.close());

@@ -27,7 +27,7 @@ export function mountAdminRoutes(admin: ApiRoot<AdminAuth>, ctx: AppContext): vo
     handler: async ({ params, body }) => {
       const account = await setAccountPlan(ctx.orm.em, params.publisherId, body.plan);
       return {
-        success: true,
+        success: true as const,
         publisherId: account.id,
         plan: account.plan,
         updatedAt: account.updatedAt.toISOString(),

@@ -4,10 +4,13 @@ import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-o
 import { defaultRateClass, type RateClass } from '../ratelimit/classes';
 import { ErrorBodySchema } from './errors';
 import type { HttpMethod, OpenApiRegistry } from './openapi';
+import { declareResponseSchema } from './response-check';
 import { parseOrThrow } from './validation';
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 type AnyObject = z.ZodObject;
+/** What a handler may return for success schema `S`: its input type, so a wrong shape does not compile. */
+type Reply<S extends z.ZodType> = z.input<S>;
 
 export interface HandlerContext<TAuth, B, Q, P, H> {
   auth: TAuth;
@@ -25,6 +28,7 @@ export interface RouteSpec<
   Q extends AnyObject | undefined = undefined,
   P extends AnyObject | undefined = undefined,
   H extends AnyObject | undefined = undefined,
+  S extends z.ZodType = z.ZodType,
 > {
   method: HttpMethod;
   /** Express path relative to the API root, e.g. `/keys/:id`. */
@@ -39,9 +43,12 @@ export interface RouteSpec<
   query?: Q;
   params?: P;
   headers?: H;
-  /** Status of a successful answer (default 200) and its body schema. */
-  success?: { status?: number; description: string; schema?: z.ZodType };
-  handler: (ctx: HandlerContext<TAuth, B, Q, P, H>) => Promise<unknown> | unknown;
+  /**
+   * Status of a successful answer (default 200) and its body schema: the handler's return type is
+   * the schema's input type, and under test every answer is parsed against it (see response-check).
+   */
+  success: { status?: number; description: string; schema: S };
+  handler: (ctx: HandlerContext<TAuth, B, Q, P, H>) => Promise<Reply<S>> | Reply<S>;
 }
 
 export interface ApiRootOptions<TAuth> {
@@ -83,9 +90,10 @@ export class ApiRoot<TAuth> {
     Q extends AnyObject | undefined = undefined,
     P extends AnyObject | undefined = undefined,
     H extends AnyObject | undefined = undefined,
-  >(spec: RouteSpec<TAuth, B, Q, P, H>): this {
+    S extends z.ZodType = z.ZodType,
+  >(spec: RouteSpec<TAuth, B, Q, P, H, S>): this {
     const rateClass = spec.rateClass ?? defaultRateClass(spec.method, spec.path);
-    const successStatus = spec.success?.status ?? 200;
+    const successStatus = spec.success.status ?? 200;
     const { authenticate, limit, limitAnonymous, authorize } = this.options;
 
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
@@ -107,6 +115,7 @@ export class ApiRoot<TAuth> {
         req,
         res,
       };
+      declareResponseSchema(res, spec.success.schema);
       const result = await spec.handler(ctx);
       if (res.headersSent) return;
       res.status(res.statusCode === 200 ? successStatus : res.statusCode).json(result);
@@ -126,15 +135,16 @@ export class ApiRoot<TAuth> {
       z.ZodType | undefined,
       AnyObject | undefined,
       AnyObject | undefined,
-      AnyObject | undefined
+      AnyObject | undefined,
+      z.ZodType
     >,
     rateClass: RateClass,
     successStatus: number,
   ): ZodOpenApiOperationObject {
     const responses: ZodOpenApiResponsesObject = {
       [String(successStatus)]: {
-        description: spec.success?.description ?? 'Success',
-        ...(spec.success?.schema ? { content: { 'application/json': { schema: spec.success.schema } } } : {}),
+        description: spec.success.description,
+        content: { 'application/json': { schema: spec.success.schema } },
       },
       '400': errorResponse('Invalid body, query, path or headers (`VALIDATION_FAILED`, names every field)'),
     };

@@ -1,18 +1,20 @@
 import { z } from 'zod';
 
 /** Error codes of DESIGN.md ("Errors, envelopes, pagination"). */
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'VALIDATION_FAILED'
-  | 'CONFLICT'
-  | 'PLAN_LIMIT_REACHED'
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'SERVICE_UNAVAILABLE'
-  | 'UPSTREAM_ERROR'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'VALIDATION_FAILED',
+  'CONFLICT',
+  'PLAN_LIMIT_REACHED',
+  'RATE_LIMIT_EXCEEDED',
+  'PAYLOAD_TOO_LARGE',
+  'SERVICE_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** An error with a place in the contract: its status, code and message reach the client as they are. */
 export class ApiError extends Error {
@@ -50,10 +52,10 @@ export const conflict = (message: string, validationErrors?: string[]) =>
 export const planLimitReached = (message: string) => new ApiError(403, 'PLAN_LIMIT_REACHED', message);
 
 export const ErrorBodySchema = z
-  .object({
+  .strictObject({
     success: z.literal(false),
     error: z.string().meta({ description: 'Human-readable message' }),
-    code: z.string().meta({ description: 'Machine-readable UPPER_SNAKE code', example: 'VALIDATION_FAILED' }),
+    code: z.enum(ERROR_CODES).meta({ description: 'Machine-readable code', example: 'VALIDATION_FAILED' }),
     validationErrors: z
       .array(z.string())
       .optional()

@@ -33,7 +33,7 @@ export function mountKeyRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContext): 
       params: KeyIdParams,
       success: { description: 'Revoked', schema: RevokedKey },
       handler: async ({ auth, params }) => ({
-        success: true,
+        success: true as const,
         ...(await revokeKey(ctx.orm.em, auth.account.id, params.id)),
       }),
     });

@@ -7,6 +7,7 @@ import type { AppContext } from '../../src/app/context';
 import { buildContext, closeServer, listen } from '../../src/app/runtime';
 import { signDevToken } from '../../src/auth/dev-idp';
 import { loadConfig } from '../../src/config/env';
+import { RESPONSE_CHECK_HEADER } from '../../src/http/response-check';
 import { createLogger } from '../../src/logging/logger';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV, TEST_WEBHOOK_ENV } from './env';
 
@@ -83,6 +84,10 @@ export async function call<T = any>(
     parsed = JSON.parse(text);
   } catch {
     // not JSON
+  }
+  if (res.headers.get(RESPONSE_CHECK_HEADER)) {
+    // The app found its own answer off its declared schema: fail the test that made the request.
+    throw new Error(`${method} ${urlPath}: ${(parsed as { error?: string }).error ?? text}`);
   }
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
