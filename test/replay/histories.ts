@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HistoryAndWorkflowId } from '@temporalio/client';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import * as proto from '@temporalio/proto';
+import { patchProtobufRoot } from '@temporalio/proto/lib/patch-protobuf-root';
+
+/** Where the recorded workflow histories live (one JSON file per scenario). */
+export const HISTORIES_DIR = path.resolve(__dirname, '../histories');
+
+/** The scenarios `npm run histories:record` records, by file name (without `.json`), with their workflow type. */
+export const SCENARIOS = {
+  'run-voice-workflow-condition': 'runVoiceWorkflow',
+  'run-voice-workflow-parallel-join': 'runVoiceWorkflow',
+  'run-voice-workflow-failing-node': 'runVoiceWorkflow',
+  'deliver-webhook-retry': 'deliverWebhookWorkflow',
+} as const;
+
+export type ScenarioName = keyof typeof SCENARIOS;
+
+/*
+ * historyToJSON / historyFromJSON of @temporalio/common do what the two functions below do, but
+ * through @temporalio/common's own copy of protobufjs. In this install that is not the copy
+ * @temporalio/proto's types are built with (npm cannot hoist protobufjs 8 to the root, where
+ * @grpc/proto-loader's protobufjs 7 sits, so each Temporal package nests its own), and protojson
+ * then refuses the type ("type must be a Type"). So we call protojson from @temporalio/proto's own
+ * copy: the same proto JSON as the Temporal CLI and Web UI export.
+ */
+interface ProtoJson {
+  toJson(type: unknown, message: unknown): unknown;
+  fromJson(type: unknown, json: unknown, options: { ignoreUnknownFields: boolean }): unknown;
+}
+const protojson: ProtoJson = require(
+  require.resolve('protobufjs/ext/protojson', {
+    paths: [path.dirname(require.resolve('@temporalio/proto/package.json'))],
+  }),
+);
+const root = patchProtobufRoot(proto as unknown as Record<string, unknown>) as unknown as {
+  lookupType(name: string): unknown;
+};
+const historyType = root.lookupType('temporal.api.history.v1.History');
+
+/** Proto JSON of a history, as the Temporal CLI's `workflow show --output json` writes it. */
+export function historyToJson(history: History): unknown {
+  return protojson.toJson(historyType, proto.temporal.api.history.v1.History.fromObject(history));
+}
+
+export function historyFromJson(json: unknown): History {
+  const history = protojson.fromJson(historyType, json, { ignoreUnknownFields: true });
+  if (!history) throw new TypeError('invalid history JSON');
+  return history as History;
+}
+
+/** Every recorded history in HISTORIES_DIR, named after its file. */
+export function loadHistories(): (HistoryAndWorkflowId & { file: string; workflowType: string })[] {
+  return fs
+    .readdirSync(HISTORIES_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const history = historyFromJson(JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      return {
+        file,
+        workflowId: file.replace(/\.json$/, ''),
+        workflowType: started?.workflowType?.name ?? '?',
+        history,
+      };
+    });
+}

@@ -1,0 +1,212 @@
+/**
+ * `npm run histories:record`: re-records the workflow histories that test/replay/ replays.
+ *
+ * Only for a change that is meant to be incompatible AND whose old histories can no longer exist in
+ * production (every run of the old code has finished and no one will replay it). Otherwise version
+ * the change with patched() / deprecatePatch() and keep the old histories (README, "Replay tests").
+ *
+ * Starts what the scenarios need, like the test global setup does: a Temporal dev server on free
+ * ports, an isolated PostgreSQL database, a test app with a real worker, a real MCP server and a
+ * webhook receiver. Then it runs each scenario, waits for its workflow to close, fetches its history
+ * and writes it to test/histories/<scenario>.json (proto JSON, worker identities replaced by a
+ * fixed name, formatted by Biome), and stops everything.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { startWorker } from '../../src/app/runtime';
+import { createLogger } from '../../src/logging/logger';
+import { startTemporalDevServer } from '../../src/temporal/dev-server';
+import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { createIsolatedDatabase } from '../support/isolated-db';
+import { startMcpTestServer } from '../support/mcp-test-server';
+import { startReceiver } from '../support/receiver';
+import { call, newDeveloper, setPlan, startTestApp } from '../support/test-app';
+import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './histories';
+
+type Node = { id: string; type: string; config?: Record<string, unknown> };
+type Edge = { sourceId: string; targetId: string; condition?: string };
+
+const chain = (...ids: string[]): Edge[] => ids.slice(1).map((id, i) => ({ sourceId: ids[i], targetId: id }));
+
+/** The graphs of the three runVoiceWorkflow scenarios (the same shapes test/workflows.test.ts runs). */
+function graphs(serverId: string): Record<Exclude<ScenarioName, 'deliver-webhook-retry'>, [Node[], Edge[]]> {
+  return {
+    'run-voice-workflow-condition': [
+      [
+        { id: 'start', type: 'start' },
+        {
+          id: 'lookup',
+          type: 'mcp_call',
+          config: { serverId, toolName: 'lookup_order', arguments: { orderId: '{{input.orderId}}' } },
+        },
+        {
+          id: 'check',
+          type: 'condition',
+          config: { expression: 'lookup.result.status == "shipped" && input.vip == true' },
+        },
+        {
+          id: 'vip',
+          type: 'speak',
+          config: { text: 'Good news! Order {{lookup.result.orderId}} has shipped.' },
+        },
+        {
+          id: 'regular',
+          type: 'speak',
+          config: { text: 'Order {{input.orderId}} is {{lookup.result.status}}.' },
+        },
+        { id: 'end', type: 'end' },
+      ],
+      [
+        ...chain('start', 'lookup', 'check'),
+        { sourceId: 'check', targetId: 'vip', condition: 'true' },
+        { sourceId: 'check', targetId: 'regular', condition: 'false' },
+        { sourceId: 'vip', targetId: 'end' },
+        { sourceId: 'regular', targetId: 'end' },
+      ],
+    ],
+    'run-voice-workflow-parallel-join': [
+      [
+        { id: 'start', type: 'start' },
+        { id: 'left', type: 'mcp_call', config: { serverId, toolName: 'slow' } },
+        { id: 'right', type: 'mcp_call', config: { serverId, toolName: 'slow' } },
+        { id: 'join', type: 'speak', config: { text: '{{left.result}} and {{right.result}}' } },
+        { id: 'end', type: 'end' },
+      ],
+      [...chain('start', 'left', 'join', 'end'), ...chain('start', 'right', 'join')],
+    ],
+    'run-voice-workflow-failing-node': [
+      [
+        { id: 'start', type: 'start' },
+        { id: 'hello', type: 'speak', config: { text: 'One moment.' } },
+        { id: 'stock', type: 'mcp_call', config: { serverId, toolName: 'fails' } },
+        { id: 'done', type: 'speak', config: { text: 'never said' } },
+        { id: 'end', type: 'end' },
+      ],
+      chain('start', 'hello', 'stock', 'done', 'end'),
+    ],
+  };
+}
+
+/** What each voice-workflow scenario must have produced (so a broken run is never recorded). */
+const EXPECTED_STATUS: Record<string, string> = {
+  'run-voice-workflow-condition': 'completed',
+  'run-voice-workflow-parallel-join': 'completed',
+  'run-voice-workflow-failing-node': 'failed',
+};
+
+/** Proto JSON of the closed workflow's history, with worker identities (host, pid) made fixed. */
+async function historyOf(handle: WorkflowHandle): Promise<string> {
+  await handle.result().catch(() => undefined); // the failing-node scenario fails the workflow
+  const json = JSON.stringify(historyToJson(await handle.fetchHistory()));
+  const stable = JSON.parse(json, (key, value) => (key === 'identity' ? 'histories-recorder' : value));
+  return `${JSON.stringify(stable, null, 2)}\n`;
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'histories');
+  const stops: (() => Promise<unknown>)[] = [];
+  const written: string[] = [];
+  try {
+    const temporal = await startTemporalDevServer({
+      logger,
+      namespace: 'default',
+      searchAttributes: SEARCH_ATTRIBUTES,
+    });
+    stops.push(() => temporal.stop());
+    const db = await createIsolatedDatabase('hist');
+    stops.push(() => db.drop());
+    // startTestApp reads these, as it does from the global setup in a jest run
+    Object.assign(process.env, {
+      VP_TEST_DATABASE_URL: db.url,
+      VP_TEST_TEMPORAL_ADDRESS: temporal.address,
+      VP_TEST_TASK_QUEUE: 'vp-histories',
+    });
+    const app = await startTestApp({ RATE_LIMITS: 'off' });
+    stops.push(() => app.close());
+    const worker = await startWorker(app.ctx, temporal.address);
+    stops.push(() => worker.stop());
+    const mcp = await startMcpTestServer();
+    stops.push(() => mcp.close());
+    const receiver = await startReceiver();
+    stops.push(() => receiver.close());
+    const dev = await newDeveloper(app, 'histories');
+    await setPlan(app, dev.publisherId, 'enterprise');
+
+    const api = async (method: string, urlPath: string, body: unknown, key: string, status: number[]) => {
+      const res = await call(app.baseUrl, method, `/api/v2/developers${urlPath}`, { token: key, body });
+      if (!status.includes(res.status))
+        throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.data;
+    };
+    const record = async (name: ScenarioName, handle: WorkflowHandle) => {
+      const file = path.join(HISTORIES_DIR, `${name}.json`);
+      fs.writeFileSync(file, await historyOf(handle));
+      written.push(file);
+      console.log(
+        `recorded ${SCENARIOS[name]} (${handle.workflowId}) → ${path.relative(process.cwd(), file)}`,
+      );
+    };
+    fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+
+    const server = await api(
+      'POST',
+      '/mcp-servers',
+      { name: 'orders', transport: 'http', endpoint: mcp.url },
+      dev.liveKey,
+      [201],
+    );
+    for (const [name, [nodes, edges]] of Object.entries(graphs(server.id)) as [
+      ScenarioName,
+      [Node[], Edge[]],
+    ][]) {
+      const wf = await api(
+        'POST',
+        '/workflows',
+        { name, trigger: { type: 'manual', config: {} }, nodes, edges },
+        dev.liveKey,
+        [201],
+      );
+      const input = name === 'run-voice-workflow-condition' ? { orderId: 'A-7', vip: true } : {};
+      const execution = await api('POST', `/workflows/${wf.id}/execute`, { input }, dev.liveKey, [200]);
+      if (execution.status !== EXPECTED_STATUS[name]) {
+        throw new Error(`${name}: execution ${execution.status}: ${JSON.stringify(execution)}`);
+      }
+      await record(name, app.ctx.temporal.workflow.getHandle(execution.id));
+    }
+
+    // a delivery whose first attempt gets a 500 and whose retry (after a 1 s timer) succeeds
+    receiver.respond([500]);
+    await api(
+      'POST',
+      '/webhooks',
+      { name: 'hook', url: receiver.url, events: ['tool.called'] },
+      dev.testKey,
+      [201],
+    );
+    await api('POST', '/events/trigger', { type: 'tool.called' }, dev.testKey, [200, 201, 202]);
+    const [first] = await receiver.waitFor(2);
+    const deliveryId = String(first.headers['x-service-delivery-id']);
+    const delivery = app.ctx.temporal.workflow.getHandle(deliveryId);
+    const outcome = await delivery.result();
+    if (outcome.status !== 'delivered' || outcome.attempts !== 2) {
+      throw new Error(`delivery: ${JSON.stringify(outcome)}`);
+    }
+    await record('deliver-webhook-retry', delivery);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
+  }
+  // the form Biome keeps (npm run lint checks these files too)
+  execFileSync(path.resolve(__dirname, '../../node_modules/.bin/biome'), ['format', '--write', ...written], {
+    stdio: 'inherit',
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
