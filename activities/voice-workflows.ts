@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Environment } from '../src/keys/api-key.entity';
+import type { Environment } from '../src/common/owner';
 import { callMcpTool, completePrompt, type Outcome } from '../src/tools/execute';
 import { finishExecution, recordProgress } from '../src/workflows/execution-store';
 import { type ExecutionRef, type ExecutionView, executionView } from '../src/workflows/execution-types';

@@ -9,7 +9,7 @@ import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { createWebhook } from '../src/webhooks/webhooks.service';
-import { systemPingWorkflow } from '../workflows';
+import type { systemPingWorkflow } from '../workflows';
 import { benchWorkspace, percentile, runBench } from './support';
 
 const N = Number(process.env.BENCH_EVENTS ?? 400);
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
       const handles = [];
       for (let i = 0; i < total; i += 200) {
         const batch = Array.from({ length: Math.min(200, total - i) }, (_, j) =>
-          ctx.temporal.workflow.start(systemPingWorkflow, {
+          ctx.temporal.workflow.start<typeof systemPingWorkflow>('systemPingWorkflow', {
             workflowId: `bench-ping-${round}-${i + j}-${Date.now()}`,
             taskQueue: config.temporal.taskQueue,
             args: [{ requestedAt: new Date().toISOString() }],

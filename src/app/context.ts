@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { IdTokenVerifier } from '../auth/id-token';
+import type { McpConnections } from '../common/mcp-connections';
 import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logging/logger';
-import type { McpConnections } from '../mcp/mcp-client';
 import type { RateLimits } from '../ratelimit/rate-limits';
 
 /** Everything a request handler or activity needs, built once per process. */

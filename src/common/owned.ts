@@ -1,10 +1,7 @@
 import type { EntityClass, EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import type { PlatformAuth } from '../auth/platform-auth';
 import type { Plan } from '../config/env';
 import { notFound, planLimitReached } from '../http/errors';
-
-/** The owner of a platform resource: an account in one environment. */
-export type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
+import type { Owner } from './owner';
 
 interface OwnedEntity {
   id: string;

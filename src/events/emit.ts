@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../common/ids';
-import type { Environment } from '../keys/api-key.entity';
+import type { Environment } from '../common/owner';
 import type { EventType } from './catalog';
 import { Event } from './event.entity';
 

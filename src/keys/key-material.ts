@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomBase62 } from '../common/ids';
-import type { Environment } from './api-key.entity';
+import type { Environment } from '../common/owner';
 
 /** 40 base62 characters: about 238 bits of entropy. */
 const SECRET_LENGTH = 40;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { ENVIRONMENTS } from '../common/owner';
 import { timestamp } from '../http/envelope';
-import { ENVIRONMENTS } from './api-key.entity';
 import { ALL_SCOPES } from './scopes';
 
 export const CreateKeyBody = z

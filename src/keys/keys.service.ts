@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Environment } from '../common/owner';
 import { notFound } from '../http/errors';
-import { ApiKey, type Environment } from './api-key.entity';
+import { ApiKey } from './api-key.entity';
 import { generateApiKey } from './key-material';
 import { ALL_SCOPES } from './scopes';
 

@@ -8,20 +8,17 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
 import type { CoreContext } from '../app/context';
-import type { PlatformAuth } from '../auth/platform-auth';
+import type { PooledConnection } from '../common/mcp-connections';
+import type { Owner } from '../common/owner';
 import { accessTokenFor } from '../oauth/tokens.service';
 import { guardedFetch } from '../outbound/fetch';
 import { OutboundError } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
-import type { McpConnectionPool, PooledConnection } from './mcp-pool';
 import { type McpServer, mcpHeadersAad } from './mcp-server.entity';
-
-type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
 export const MCP_TIMEOUT_MS = 15_000;
 
-export type McpConnections = McpConnectionPool<Client>;
 const CLIENT_INFO = { name: 'voice-agent-platform', version: '1.0.0' };
 
 /** A failure to reach or talk to an MCP server, with a message fit for the developer. */

@@ -1,8 +1,4 @@
-/** An open MCP session: the initialized client and how to end it. */
-export interface PooledConnection<C> {
-  client: C;
-  close(): Promise<void>;
-}
+import type { PooledConnection } from '../common/mcp-connections';
 
 interface Entry<C> {
   key: string;

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
-import { enforcePlanLimit, findOwned, listOwned, type Owner } from '../common/owned';
+import { enforcePlanLimit, findOwned, listOwned } from '../common/owned';
+import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';
 import { ApiError, validationFailed } from '../http/errors';
 import { oauthTokenProblem } from '../oauth/tokens.service';

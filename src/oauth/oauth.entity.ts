@@ -5,7 +5,7 @@ import {
   timestampProperties,
 } from '../accounts/account.entity';
 import { newId } from '../common/ids';
-import type { Environment } from '../keys/api-key.entity';
+import type { Environment } from '../common/owner';
 
 /** An OAuth 2.0 provider a developer registered (`oap_…`); the client secret is stored encrypted. */
 export class OAuthProvider {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
-import { findOwned, listOwned, type Owner } from '../common/owned';
+import { findOwned, listOwned } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { OAuthProvider } from './oauth.entity';
 import { checkUrls, secretAad } from './oauth-client';
 

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TokenSet } from 'openid-client';
 import type { AppContext, CoreContext } from '../app/context';
-import { findOwned, listOwned, type Owner } from '../common/owned';
+import { findOwned, listOwned } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { ApiError, validationFailed } from '../http/errors';
 import { OAuthProvider, OAuthToken } from './oauth.entity';
 import { clientFor, upstream } from './oauth-client';

@@ -1,14 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Owner } from '../common/owner';
 import type { Encryptor } from '../crypto/encryption';
 import { preparedStatement } from '../db/prepared';
 import { notFound, validationFailed } from '../http/errors';
-import type { Environment } from '../keys/api-key.entity';
 import { Secret } from './secret.entity';
-
-export interface Owner {
-  accountId: string;
-  environment: Environment;
-}
 
 /** Additional data binding a ciphertext to its row and owner: moved elsewhere, it no longer decrypts. */
 const aad = (secret: Secret) => `secret:${secret.id}:${secret.account}:${secret.environment}:${secret.name}`;

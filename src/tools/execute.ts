@@ -1,6 +1,6 @@
 import type { AppContext, CoreContext } from '../app/context';
-import type { PlatformAuth } from '../auth/platform-auth';
 import { newId } from '../common/ids';
+import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
 import { McpError, withPooledMcpClient } from '../mcp/mcp-client';
@@ -12,8 +12,6 @@ import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/tem
 import { argumentProblems } from './arguments';
 import type { Tool } from './tool.entity';
 import type { ToolParameters } from './tools.schemas';
-
-type Owner = Pick<PlatformAuth, 'accountId' | 'environment'>;
 
 export interface ToolExecutionResult {
   success: boolean;

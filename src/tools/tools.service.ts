@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import type { AppContext } from '../app/context';
-import { findOwned, listOwned, type Owner } from '../common/owned';
+import { findOwned, listOwned } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { describeIssuesUnder } from '../http/validation';
 import { McpServer } from '../mcp/mcp-server.entity';

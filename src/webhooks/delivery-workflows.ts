@@ -1,5 +1,5 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
+import type { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
 import type { Config } from '../config/env';
 import { AccountIdKey, EventTypeKey, WebhookIdKey } from '../temporal/search-attributes';
 
@@ -20,7 +20,7 @@ export interface DeliveryToStart {
  */
 export async function startDeliveryWorkflow(temporal: Client, config: Config, d: DeliveryToStart) {
   try {
-    return await temporal.workflow.start(deliverWebhookWorkflow, {
+    return await temporal.workflow.start<typeof deliverWebhookWorkflow>('deliverWebhookWorkflow', {
       workflowId: d.id,
       taskQueue: config.temporal.taskQueue,
       args: [
@@ -38,7 +38,9 @@ export async function startDeliveryWorkflow(temporal: Client, config: Config, d:
       memo: { eventId: d.eventId },
     });
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return temporal.workflow.getHandle(d.id);
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      return temporal.workflow.getHandle<typeof deliverWebhookWorkflow>(d.id);
+    }
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
 import { ownedResourceProperties } from '../accounts/account.entity';
-import type { Environment } from '../keys/api-key.entity';
+import type { Environment } from '../common/owner';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Owner } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { interpretGraph, type StepRecord } from './interpreter';
 import { definitionProblems, findWorkflow } from './workflows.service';

@@ -1,5 +1,5 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import { runVoiceWorkflow } from '../../workflows/run-voice-workflow';
+import type { runVoiceWorkflow } from '../../workflows/run-voice-workflow';
 import type { Config } from '../config/env';
 import { AccountIdKey, WorkflowDefinitionIdKey } from '../temporal/search-attributes';
 import type { RunVoiceWorkflowInput } from './execution-types';
@@ -17,7 +17,7 @@ export async function startExecutionWorkflow(
   opts: { eager?: boolean } = {},
 ) {
   try {
-    return await temporal.workflow.start(runVoiceWorkflow, {
+    return await temporal.workflow.start<typeof runVoiceWorkflow>('runVoiceWorkflow', {
       workflowId: input.executionId,
       requestEagerStart: opts.eager,
       taskQueue: config.temporal.taskQueue,

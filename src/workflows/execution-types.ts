@@ -1,5 +1,5 @@
 /** The shapes of an execution: the record the API answers, the Temporal workflow's input, and whom its events name. */
-import type { Owner } from '../common/owned';
+import type { Owner } from '../common/owner';
 import type { WorkflowExecution } from './workflow.entity';
 
 /** The execution record every endpoint answers with. */

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { AppContext } from '../app/context';
 import { newId } from '../common/ids';
-import type { Owner } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { notFound } from '../http/errors';
 import { startExecutionWorkflow } from './execution-start';
 import { recordExecutionStart } from './execution-store';

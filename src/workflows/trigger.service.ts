@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
-import type { Owner } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { ApiError } from '../http/errors';
 import { matchCommand } from './matching';
 import { executeWorkflow, type RunOptions } from './runs.service';

@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
 import { ownedResourceProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
-import type { Environment } from '../keys/api-key.entity';
+import type { Environment } from '../common/owner';
 import type { GraphEdge, GraphNode } from './graph';
 import type { ExecutionOutput, StepRecord } from './interpreter';
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findOwned, listOwned, type Owner } from '../common/owned';
+import { findOwned, listOwned } from '../common/owned';
+import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { graphProblems, type WorkflowGraph } from './graph';

@@ -1,0 +1,65 @@
+/**
+ * Import rules, checked by `npm run lint` (dependency-cruiser).
+ *
+ * - no-circular: no import cycles anywhere, type-only imports included (tsPreCompilationDeps).
+ * - workflows-only-pure: Temporal workflow code runs in the deterministic workflow sandbox. Files in
+ *   workflows/, and the pure modules they use, may import only @temporalio/workflow, each other and
+ *   the allow-list below; type-only imports (erased at compile time) are always allowed. This is
+ *   the ONE place that lists what workflow code may import.
+ */
+
+/** Pure modules (no I/O, no Node built-ins, deterministic) that workflow code may import as values. */
+const PURE_MODULES = [
+  '^src/workflows/interpreter[.]ts$',
+  '^src/workflows/expressions[.]ts$',
+  '^src/workflows/templates[.]ts$',
+  '^src/workflows/paths[.]ts$',
+];
+
+/** Packages workflow code may import (besides @temporalio/workflow). */
+const PURE_PACKAGES = ['^node_modules/@temporalio/workflow/', '^node_modules/jsep/'];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles (type-only ones too) make modules order-dependent and areas inseparable.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'workflows-only-pure',
+      severity: 'error',
+      comment:
+        'Workflow code is replayed deterministically in the workflow sandbox: it may import only ' +
+        '@temporalio/workflow, other workflow files and the pure modules listed in .dependency-cruiser.cjs.',
+      from: { path: ['^workflows/', ...PURE_MODULES] },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: ['^workflows/', ...PURE_MODULES, ...PURE_PACKAGES],
+      },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that does not resolve to a file or package.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
