@@ -110,6 +110,21 @@ describe('HTTP core: envelopes, error bodies, request ids, docs', () => {
     expect(res.body.components.schemas.Error).toBeDefined();
   });
 
+  it('/openapi.json tags operations by area, so /docs groups them', async () => {
+    const res = await call(app.baseUrl, 'GET', '/openapi.json');
+    const tagOf = (path: string, method: string) => res.body.paths[path][method].tags;
+    expect(tagOf('/api/v2/developers/webhooks/{id}/logs', 'get')).toEqual(['Webhooks']);
+    expect(tagOf('/api/v2/developers/secrets/{name}', 'put')).toEqual(['Secrets']);
+    expect(tagOf('/api/v2/developers/mcp-servers', 'post')).toEqual(['MCP servers']);
+    expect(tagOf('/api/v1/developers/keys', 'post')).toEqual(['API keys']);
+    expect(tagOf('/api/admin/accounts/{publisherId}/plan', 'put')).toEqual(['Operators']);
+    const names = res.body.tags.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['Webhooks', 'Workflows', 'Tools', 'OAuth', 'Operators']));
+    expect(new Set(names).size).toBe(names.length);
+    const webhooks = res.body.tags.find((t: { name: string }) => t.name === 'Webhooks');
+    expect(webhooks.description).toContain('/api/v2/developers');
+  });
+
   it('/docs is served from local files, no CDN', async () => {
     const page = await fetch(`${app.baseUrl}/docs`);
     const html = await page.text();

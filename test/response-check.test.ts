@@ -48,7 +48,7 @@ describe('responses are checked against their declared schemas under test', () =
     const res = await raw(path);
     expect(res.status).toBe(500);
     expect(res.headers.get(RESPONSE_CHECK_HEADER)).toBe('failed');
-    const body = await res.json();
+    const body = (await res.json()) as { code: string; error: string };
     expect(body.code).toBe('INTERNAL');
     expect(body.error).toContain(problem);
     await expect(

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { defaultRateClass, type RateClass } from '../ratelimit/classes';
 import { ErrorBodySchema } from './errors';
-import type { HttpMethod, OpenApiRegistry } from './openapi';
+import { areaTag, type HttpMethod, type OpenApiRegistry } from './openapi';
 import { declareResponseSchema } from './response-check';
 import { parseOrThrow } from './validation';
 
@@ -54,7 +54,10 @@ export interface RouteSpec<
 export interface ApiRootOptions<TAuth> {
   /** Mount path, e.g. `/api/v2/developers`. */
   basePath: string;
-  tag: string;
+  /** Human name of the root, e.g. `Platform API v2` (OpenAPI tag descriptions). */
+  name: string;
+  /** One OpenAPI tag for every route of this root; by default each route is tagged by its area. */
+  tag?: string;
   /** Name of the OpenAPI security scheme; omit for public routes. */
   security?: string;
   /** Resolves the caller or throws a 401 ApiError. */
@@ -125,6 +128,7 @@ export class ApiRoot<TAuth> {
       spec.method,
       this.options.basePath + spec.path,
       this.operation(spec, rateClass, successStatus),
+      `${this.options.name} (\`${this.options.basePath}\`)`,
     );
     return this;
   }
@@ -161,7 +165,7 @@ export class ApiRoot<TAuth> {
       this.options.limit ? `Rate-limit class: \`${rateClass}\`.` : undefined,
     ].filter(Boolean);
     return {
-      tags: [this.options.tag],
+      tags: [this.options.tag ?? areaTag(spec.path)],
       summary: spec.summary,
       description: notes.length ? notes.join('\n\n') : undefined,
       security: this.options.security ? [{ [this.options.security]: [] }] : undefined,

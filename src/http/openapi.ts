@@ -2,13 +2,40 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
+/** Tag names of areas whose first path segment does not title-case well. */
+const AREA_TAGS: Record<string, string> = {
+  me: 'Account',
+  keys: 'API keys',
+  'mcp-servers': 'MCP servers',
+  oauth: 'OAuth',
+};
+
+/**
+ * The OpenAPI tag of a route: its area, named after the first segment of its path (`/webhooks/:id/logs`
+ * → `Webhooks`), so /docs groups operations by area rather than by API root.
+ */
+export function areaTag(path: string): string {
+  const segment = path.split('/').find((part) => part.length > 0) ?? '';
+  const known = AREA_TAGS[segment];
+  if (known) return known;
+  const words = segment.replace(/[-_]+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : 'General';
+}
+
 /** Collects every documented operation as routes are mounted, so the document cannot drift from them. */
 export class OpenApiRegistry {
   private readonly paths: ZodOpenApiPathsObject = {};
+  /** Tag → description, in the order areas were first mounted. */
+  private readonly tags = new Map<string, string>();
 
-  add(method: HttpMethod, expressPath: string, operation: ZodOpenApiOperationObject): void {
+  add(method: HttpMethod, expressPath: string, operation: ZodOpenApiOperationObject, root: string): void {
     const path = expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     this.paths[path] = { ...this.paths[path], [method]: operation };
+    for (const tag of operation.tags ?? []) {
+      const roots = this.tags.get(tag);
+      if (!roots) this.tags.set(tag, root);
+      else if (!roots.split(', ').includes(root)) this.tags.set(tag, `${roots}, ${root}`);
+    }
   }
 
   document(serverUrl?: string): ReturnType<typeof createDocument> {
@@ -22,6 +49,7 @@ export class OpenApiRegistry {
           'marketplace API (`/api/marketplace`, gateway headers) and operator API (`/api/admin`).',
       },
       servers: serverUrl ? [{ url: serverUrl }] : undefined,
+      tags: [...this.tags].map(([name, roots]) => ({ name, description: `On ${roots}` })),
       paths: this.paths,
       components: {
         securitySchemes: {
