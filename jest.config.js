@@ -15,11 +15,12 @@ const shared = {
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
-  testTimeout: 60_000,
 };
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // a global option: jest-circus reads the root config's, not a project's
+  testTimeout: 60_000,
   watchman: false,
   projects: [
     {
