@@ -3,7 +3,7 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import type { ApiRoot } from '../http/api-router';
 import { ok } from '../http/envelope';
 import { forbidden } from '../http/errors';
-import { Webhook } from '../webhooks/webhook.entity';
+import { matchingWebhooks } from '../webhooks/outbox';
 import { sampleEventData } from './catalog';
 import { emitEvent } from './emit';
 import { TriggerEventBody, TriggeredEvent } from './events.schemas';
@@ -32,18 +32,8 @@ export function mountEventRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContex
         personaId: body.personaId ?? (typeof data.personaId === 'string' ? data.personaId : null),
       });
       await em.flush();
-      const hooks = await em.find(
-        Webhook,
-        {
-          account: auth.accountId,
-          environment: auth.environment,
-          enabled: true,
-          events: { $contains: [body.type] },
-          $or: [{ personaId: null }, { personaId: event.personaId ?? '' }],
-        },
-        { fields: ['id'], orderBy: { createdAt: 'asc' } },
-      );
-      return ok({ event: envelope, matchingWebhooks: hooks.map((h) => h.id) });
+      const hooks = await matchingWebhooks(em.getConnection().getKnex(), [event.id]);
+      return ok({ event: envelope, matchingWebhooks: hooks.map((h) => h.webhookId) });
     },
   });
 }

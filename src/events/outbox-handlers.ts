@@ -1,0 +1,11 @@
+import { createWebhookOutboxHandler } from '../webhooks/outbox';
+import { createWorkflowOutboxHandler } from '../workflows/outbox';
+import type { OutboxDeps, OutboxHandler } from './outbox';
+
+/**
+ * Every area's outbox handler, in the order the dispatcher runs them. A new area with side effects
+ * of events, or with workflows to start after commit, adds its factory here (see outbox.ts).
+ */
+export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
+  return [createWebhookOutboxHandler(deps), createWorkflowOutboxHandler(deps)];
+}

@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { derivedId } from '../common/ids';
+import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../events/outbox';
+import { startDeliveryWorkflow } from './delivery-workflows';
+
+/** An event and one webhook it goes to. */
+export interface WebhookMatch {
+  eventId: string;
+  webhookId: string;
+  accountId: string;
+  environment: string;
+  eventType: string;
+}
+
+/**
+ * The webhooks each event goes to: same account and environment, enabled, subscribed to the event
+ * type, and without a persona or with the event's persona. Oldest webhook first. The one matching
+ * rule, used by the fan-out and by POST /events/trigger's `matchingWebhooks`.
+ */
+export async function matchingWebhooks(knex: Knex, eventIds: string[]): Promise<WebhookMatch[]> {
+  const { rows } = await knex.raw<{ rows: WebhookMatch[] }>(
+    `select e.id as "eventId", w.id as "webhookId", e.account_id as "accountId",
+            e.environment, e.type as "eventType"
+     from events e
+     join webhooks w on w.account_id = e.account_id and w.environment = e.environment
+       and w.enabled and e.type = any(w.events)
+       and (w.persona_id is null or w.persona_id = e.persona_id)
+     where e.id = any(?)
+     order by w.created_at, w.id`,
+    [eventIds],
+  );
+  return rows;
+}
+
+interface UnstartedDelivery {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  test: boolean;
+}
+
+/**
+ * Webhooks' side of the outbox: each claimed event becomes one `pending` delivery per matching
+ * webhook (delivery id derived from event and webhook), and pending deliveries without a workflow
+ * get one (workflow id = delivery id).
+ */
+export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): OutboxHandler {
+  return {
+    name: 'webhooks',
+
+    async onEvents(trx, eventIds) {
+      const matches = await matchingWebhooks(trx, eventIds);
+      if (matches.length === 0) return;
+      await trx.raw(
+        `insert into deliveries (id, account_id, environment, webhook_id, event_id, event_type, status, attempts, test, created_at)
+         select * , 'pending', 0, false, now() from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+         on conflict (id) do nothing`,
+        [
+          matches.map((m) => derivedId('del', m.eventId, m.webhookId)),
+          matches.map((m) => m.accountId),
+          matches.map((m) => m.environment),
+          matches.map((m) => m.webhookId),
+          matches.map((m) => m.eventId),
+          matches.map((m) => m.eventType),
+        ],
+      );
+    },
+
+    startPending(startClaimed) {
+      return startClaimed<UnstartedDelivery>({
+        table: 'deliveries',
+        claimSql: `select id, account_id, webhook_id, event_id, event_type, test from deliveries
+           where workflow_started_at is null and status = 'pending'
+           order by created_at limit ? for update skip locked`,
+        bindings: [OUTBOX_BATCH],
+        start: (r) =>
+          startDeliveryWorkflow(temporal, config, {
+            id: r.id,
+            accountId: r.account_id,
+            webhookId: r.webhook_id,
+            eventId: r.event_id,
+            eventType: r.event_type,
+            singleAttempt: r.test,
+          }),
+      });
+    },
+  };
+}
