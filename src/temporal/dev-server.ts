@@ -3,21 +3,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection, isGrpcServiceError } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
 import type { Logger } from 'pino';
 import { findTemporalCli, temporalCliCacheDir } from './cli';
-
-/** Search attribute types as spelled by the Temporal CLI (`--search-attribute Name=Type`). */
-export type SearchAttributeTypeName =
-  | 'Keyword'
-  | 'Text'
-  | 'Int'
-  | 'Double'
-  | 'Bool'
-  | 'Datetime'
-  | 'KeywordList';
+import type { SearchAttributeTypeName } from './search-attributes';
 
 export interface DevServerOptions {
   logger: Logger;
@@ -40,18 +30,6 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-const IndexedValueType = temporal.api.enums.v1.IndexedValueType;
-
-const INDEXED_VALUE_TYPES: Record<SearchAttributeTypeName, temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  Bool: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-  Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-  KeywordList: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
-};
-
 const SDK_SEARCH_ATTRIBUTE_TYPES: Record<SearchAttributeTypeName, SearchAttributeType> = {
   Keyword: 'KEYWORD',
   Text: 'TEXT',
@@ -61,11 +39,6 @@ const SDK_SEARCH_ATTRIBUTE_TYPES: Record<SearchAttributeTypeName, SearchAttribut
   Datetime: 'DATETIME',
   KeywordList: 'KEYWORD_LIST',
 };
-
-// gRPC status codes (kept local to avoid depending on @grpc/grpc-js directly).
-const GRPC_ALREADY_EXISTS = 6;
-const GRPC_PERMISSION_DENIED = 7;
-const GRPC_UNIMPLEMENTED = 12;
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
@@ -283,52 +256,6 @@ async function probe(
     return missing.length ? `search attributes not registered yet: ${missing.join(', ')}` : null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
-  }
-}
-
-/**
- * Adds missing custom search attributes to a namespace on an external Temporal (TEMPORAL_ADDRESS).
- * Where the operator API is not allowed (e.g. Temporal Cloud) it logs a warning and carries on; register
- * them there with `tcld` or the Cloud UI instead.
- */
-export async function registerSearchAttributes(
-  connection: Connection,
-  namespace: string,
-  attrs: Record<string, SearchAttributeTypeName>,
-  logger: Logger,
-): Promise<void> {
-  try {
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    for (const [name, type] of Object.entries(attrs)) {
-      const existing = customAttributes[name];
-      if (existing !== undefined) {
-        if (existing !== INDEXED_VALUE_TYPES[type]) {
-          logger.warn(
-            { namespace, name, expected: type, actual: IndexedValueType[existing] },
-            'Search attribute type differs',
-          );
-        }
-        continue;
-      }
-      try {
-        await connection.operatorService.addSearchAttributes({
-          namespace,
-          searchAttributes: { [name]: INDEXED_VALUE_TYPES[type] },
-        });
-        logger.info({ namespace, name, type }, 'Registered search attribute');
-      } catch (err) {
-        if (!(isGrpcServiceError(err) && err.code === GRPC_ALREADY_EXISTS)) throw err;
-      }
-    }
-  } catch (err) {
-    if (isGrpcServiceError(err) && (err.code === GRPC_PERMISSION_DENIED || err.code === GRPC_UNIMPLEMENTED)) {
-      logger.warn(
-        { namespace, attributes: attrs, err: err.details },
-        'Cannot register search attributes on this Temporal server; register them manually',
-      );
-      return;
-    }
-    throw err;
   }
 }
 

@@ -45,17 +45,15 @@ export async function startDeliveryWorkflow(temporal: Client, config: Config, d:
   }
 }
 
-/** Stops pending deliveries' workflows (webhook disabled or deleted); already-closed ones are fine. */
+/**
+ * Stops pending deliveries' workflows (webhook disabled or deleted). A workflow that already closed
+ * (not found) is fine; any other failure is thrown once every cancellation was tried.
+ */
 export async function cancelDeliveryWorkflows(temporal: Client, ids: string[]): Promise<void> {
-  await Promise.all(
-    ids.map((id) =>
-      temporal.workflow
-        .getHandle(id)
-        .cancel()
-        .catch((error) => {
-          if (error instanceof WorkflowNotFoundError) return;
-          // the delivery row is already failed: its next attempt will not send
-        }),
-    ),
+  const results = await Promise.allSettled(ids.map((id) => temporal.workflow.getHandle(id).cancel()));
+  const failure = results.find(
+    (r): r is PromiseRejectedResult =>
+      r.status === 'rejected' && !(r.reason instanceof WorkflowNotFoundError),
   );
+  if (failure) throw failure.reason;
 }

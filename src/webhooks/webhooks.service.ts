@@ -151,6 +151,20 @@ async function failPendingDeliveries(
   return rows.map((r) => r.id);
 }
 
+/**
+ * After commit: cancels the workflows of the deliveries just marked failed. One that cannot be
+ * cancelled now (Temporal unreachable) finds its delivery failed at its next attempt and does not
+ * send, so the failure is only logged.
+ */
+async function stopDeliveryWorkflows(ctx: AppContext, ids: string[]): Promise<void> {
+  await cancelDeliveryWorkflows(ctx.temporal, ids).catch((error: unknown) =>
+    ctx.logger.warn(
+      { err: error, deliveries: ids.length },
+      'could not cancel delivery workflows; their next attempt finds the delivery failed and does not send',
+    ),
+  );
+}
+
 export async function updateWebhook(
   ctx: AppContext,
   em: EntityManager,
@@ -176,7 +190,7 @@ export async function updateWebhook(
         : [];
     return { webhook: w, stopped: stoppedIds };
   });
-  await cancelDeliveryWorkflows(ctx.temporal, stopped);
+  await stopDeliveryWorkflows(ctx, stopped);
   return { id: webhook.id, ...changes, updatedAt: webhook.updatedAt.toISOString() };
 }
 
@@ -187,7 +201,7 @@ export async function deleteWebhook(ctx: AppContext, em: EntityManager, auth: Pl
     tem.remove(w);
     return ids;
   });
-  await cancelDeliveryWorkflows(ctx.temporal, stopped);
+  await stopDeliveryWorkflows(ctx, stopped);
   return { deleted: true as const, id };
 }
 
