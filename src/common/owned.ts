@@ -3,6 +3,12 @@ import type { Plan } from '../config/env';
 import { notFound, planLimitReached } from '../http/errors';
 import type { Owner } from './owner';
 
+/** A page of a list: `limit` and `offset` as the list queries give them. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
 interface OwnedEntity {
   id: string;
   account: string;
@@ -30,7 +36,7 @@ export async function listOwned<T extends OwnedEntity>(
   em: EntityManager,
   entity: EntityClass<T>,
   owner: Owner,
-  page: { limit: number; offset: number },
+  page: Page,
   where: Record<string, unknown> = {},
 ): Promise<{ items: T[]; total: number }> {
   const [items, total] = await em.findAndCount(entity, { ...ownedBy(owner), ...where } as FilterQuery<T>, {

@@ -18,6 +18,7 @@ export const CreateKeyBody = z
       .meta({ description: 'Scopes the key carries; default all' }),
   })
   .meta({ id: 'CreateKeyRequest' });
+export type CreateKeyInput = z.infer<typeof CreateKeyBody>;
 
 export const KeyIdParams = z.object({ id: z.string().min(1).max(64) });
 

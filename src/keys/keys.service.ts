@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Environment } from '../common/owner';
 import { notFound } from '../http/errors';
 import { ApiKey } from './api-key.entity';
 import { generateApiKey } from './key-material';
+import type { CreateKeyInput } from './keys.schemas';
 import { ALL_SCOPES } from './scopes';
 
 export function keyView(key: ApiKey) {
@@ -17,11 +17,7 @@ export function keyView(key: ApiKey) {
   };
 }
 
-export async function createKey(
-  em: EntityManager,
-  accountId: string,
-  input: { name: string; environment: Environment; scopes?: string[] },
-) {
+export async function createKey(em: EntityManager, accountId: string, input: CreateKeyInput) {
   const { fullKey, keyHash, prefix } = generateApiKey(input.environment);
   const key = em.create(ApiKey, {
     account: accountId,

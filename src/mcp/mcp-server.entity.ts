@@ -3,8 +3,11 @@ import { ownedResourceProperties, timestampProperties } from '../accounts/accoun
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 
-export type McpTransport = 'http' | 'sse';
-export type McpServerStatus = 'connected' | 'error' | 'unknown';
+/** Declared once: the TS types and the zod enums (mcp.schemas.ts) derive from these. */
+export const MCP_TRANSPORTS = ['http', 'sse'] as const;
+export type McpTransport = (typeof MCP_TRANSPORTS)[number];
+export const MCP_SERVER_STATUSES = ['connected', 'error', 'unknown'] as const;
+export type McpServerStatus = (typeof MCP_SERVER_STATUSES)[number];
 
 export interface DiscoveredTool {
   name: string;

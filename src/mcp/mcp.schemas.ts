@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { MCP_SERVER_STATUSES, MCP_TRANSPORTS } from './mcp-server.entity';
 
 const headers = z
   .record(
@@ -17,7 +18,7 @@ const fields = {
   name: z.string().trim().min(1).max(100).meta({ example: 'Orders' }),
   description: z.string().max(2000).optional(),
   transport: z
-    .enum(['http', 'sse'])
+    .enum(MCP_TRANSPORTS)
     .meta({ description: '`http`: Streamable HTTP (current MCP); `sse`: the older HTTP+SSE transport' }),
   endpoint: z.string().max(2048).meta({ example: 'https://mcp.example.com/mcp' }),
   autoConnect: z.boolean().meta({ description: 'Connect and discover tools during registration' }),
@@ -34,6 +35,7 @@ export const CreateMcpServerBody = z
     autoConnect: fields.autoConnect.default(true),
   })
   .meta({ id: 'CreateMcpServerRequest' });
+export type CreateMcpServerInput = z.infer<typeof CreateMcpServerBody>;
 
 export const UpdateMcpServerBody = z
   .strictObject({
@@ -50,6 +52,7 @@ export const UpdateMcpServerBody = z
     path: ['body'],
   })
   .meta({ id: 'UpdateMcpServerRequest' });
+export type UpdateMcpServerInput = z.infer<typeof UpdateMcpServerBody>;
 
 export const McpServerRecord = z
   .object({
@@ -63,7 +66,7 @@ export const McpServerRecord = z
       .array(z.string())
       .meta({ description: 'Names of the configured headers (values are never returned)' }),
     oauthTokenId: z.string().nullable(),
-    status: z.enum(['connected', 'error', 'unknown']),
+    status: z.enum(MCP_SERVER_STATUSES),
     lastConnectedAt: timestamp().nullable(),
     lastError: z.string().nullable(),
     toolCount: z.number().int(),

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
-import { enforcePlanLimit, findOwned, listOwned } from '../common/owned';
+import { enforcePlanLimit, findOwned, listOwned, type Page } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';
 import { ApiError, validationFailed } from '../http/errors';
@@ -9,8 +9,9 @@ import { oauthTokenProblem } from '../oauth/tokens.service';
 import { urlProblems } from '../outbound/http';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { secretNamesIn } from '../secrets/templates';
+import type { CreateMcpServerInput, UpdateMcpServerInput } from './mcp.schemas';
 import { McpError, withMcpClient } from './mcp-client';
-import { type DiscoveredTool, McpServer, type McpTransport, mcpHeadersAad } from './mcp-server.entity';
+import { type DiscoveredTool, McpServer, mcpHeadersAad } from './mcp-server.entity';
 
 /** MCP servers per account and environment (SPEC 8); enterprise is unlimited. */
 export const MCP_SERVER_LIMITS: Record<Plan, number | null> = { free: 3, pro: 25, enterprise: null };
@@ -99,21 +100,11 @@ async function discover(ctx: AppContext, em: EntityManager, owner: Owner, server
   }
 }
 
-export interface McpServerInput {
-  name: string;
-  description?: string;
-  transport: McpTransport;
-  endpoint: string;
-  autoConnect: boolean;
-  headers?: Record<string, string>;
-  oauthTokenId?: string | null;
-}
-
 export async function createServer(
   ctx: AppContext,
   em: EntityManager,
   auth: PlatformAuth,
-  input: McpServerInput,
+  input: CreateMcpServerInput,
 ) {
   await checkInput(ctx, em, auth, input);
   const server = await em.transactional(async (tem) => {
@@ -137,12 +128,7 @@ export async function createServer(
   return serverView(ctx, server);
 }
 
-export async function listServers(
-  ctx: AppContext,
-  em: EntityManager,
-  owner: Owner,
-  page: { limit: number; offset: number },
-) {
+export async function listServers(ctx: AppContext, em: EntityManager, owner: Owner, page: Page) {
   const { items, total } = await listOwned(em, McpServer, owner, page);
   return { data: items.map((s) => serverView(ctx, s)), total };
 }
@@ -152,10 +138,7 @@ export async function updateServer(
   em: EntityManager,
   owner: Owner,
   id: string,
-  changes: Partial<Omit<McpServerInput, 'headers' | 'description'>> & {
-    headers?: Record<string, string> | null;
-    description?: string | null;
-  },
+  changes: UpdateMcpServerInput,
 ) {
   const server = await findServer(em, owner, id);
   await checkInput(ctx, em, owner, changes);

@@ -5,6 +5,7 @@ import type { AppContext, CoreContext } from '../app/context';
 import type { Owner } from '../common/owner';
 import { ApiError } from '../http/errors';
 import { OAuthAuthorization, OAuthProvider, OAuthToken } from './oauth.entity';
+import type { AuthorizeInput } from './oauth.schemas';
 import { checkUrls, clientFor, upstream } from './oauth-client';
 import { findProvider } from './providers.service';
 import { storeTokens, tokenView } from './tokens.service';
@@ -38,7 +39,7 @@ export async function startAuthorization(
   ctx: AppContext,
   em: EntityManager,
   owner: Owner,
-  input: { providerId: string; scopes?: string[]; redirectUri?: string },
+  input: AuthorizeInput,
 ) {
   const provider = await findProvider(em, owner, input.providerId);
   const redirectUri = input.redirectUri ?? defaultRedirectUri(ctx);

@@ -6,6 +6,7 @@ import {
 } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import type { StoredTokenStatus } from './statuses';
 
 /** An OAuth 2.0 provider a developer registered (`oap_…`); the client secret is stored encrypted. */
 export class OAuthProvider {
@@ -74,8 +75,6 @@ export const OAuthAuthorizationSchema = new EntitySchema<OAuthAuthorization>({
   },
 });
 
-export type OAuthTokenStatus = 'active' | 'revoked';
-
 /** A connected account's tokens (`oat_…`), encrypted; refreshed automatically when used after expiry. */
 export class OAuthToken {
   [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt' | 'status' | 'refreshTokenCiphertext' | 'expiresAt';
@@ -88,7 +87,7 @@ export class OAuthToken {
   tokenType!: string;
   scopes!: string[];
   expiresAt?: Date | null;
-  status: OAuthTokenStatus = 'active';
+  status: StoredTokenStatus = 'active';
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { TOKEN_STATUSES } from './statuses';
 
 const url = z.string().max(2048);
 const scopes = z.array(z.string().min(1).max(200)).max(50);
@@ -23,6 +24,7 @@ export const CreateProviderBody = z
       .meta({ description: 'Extra authorize parameters, e.g. {"access_type":"offline","prompt":"consent"}' }),
   })
   .meta({ id: 'CreateOAuthProviderRequest' });
+export type CreateProviderInput = z.infer<typeof CreateProviderBody>;
 
 export const UpdateProviderBody = CreateProviderBody.partial()
   .refine((b) => Object.keys(b).length > 0, {
@@ -30,6 +32,7 @@ export const UpdateProviderBody = CreateProviderBody.partial()
     path: ['body'],
   })
   .meta({ id: 'UpdateOAuthProviderRequest' });
+export type UpdateProviderInput = z.infer<typeof UpdateProviderBody>;
 
 export const OAuthProviderRecord = z
   .object({
@@ -56,6 +59,7 @@ export const AuthorizeBody = z
     }),
   })
   .meta({ id: 'OAuthAuthorizeRequest' });
+export type AuthorizeInput = z.infer<typeof AuthorizeBody>;
 
 export const AuthorizeResult = z
   .object({
@@ -86,7 +90,7 @@ export const OAuthTokenRecord = z
     tokenType: z.string(),
     expiresAt: timestamp().nullable(),
     refreshable: z.boolean(),
-    status: z.enum(['active', 'expired', 'revoked']).meta({
+    status: z.enum(TOKEN_STATUSES).meta({
       description: '`expired` tokens with a refresh token are refreshed automatically on their next use',
     }),
     createdAt: timestamp(),

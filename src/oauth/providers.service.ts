@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../app/context';
+import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { OAuthProvider } from './oauth.entity';
+import type { CreateProviderInput, UpdateProviderInput } from './oauth.schemas';
 import { checkUrls, secretAad } from './oauth-client';
 
 export function providerView(p: OAuthProvider) {
@@ -23,18 +25,12 @@ export function providerView(p: OAuthProvider) {
 export const findProvider = (em: EntityManager, owner: Owner, id: string) =>
   findOwned(em, OAuthProvider, owner, id, 'OAuth provider');
 
-export interface ProviderInput {
-  name: string;
-  authorizationUrl: string;
-  tokenUrl: string;
-  revocationUrl?: string | null;
-  clientId: string;
-  clientSecret: string;
-  scopes?: string[];
-  authorizeParams?: Record<string, string>;
-}
-
-export async function createProvider(ctx: AppContext, em: EntityManager, owner: Owner, input: ProviderInput) {
+export async function createProvider(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  input: CreateProviderInput,
+) {
   checkUrls(ctx, {
     authorizationUrl: input.authorizationUrl,
     tokenUrl: input.tokenUrl,
@@ -57,11 +53,7 @@ export async function createProvider(ctx: AppContext, em: EntityManager, owner: 
   return providerView(provider);
 }
 
-export async function listProviders(
-  em: EntityManager,
-  owner: Owner,
-  page: { limit: number; offset: number },
-) {
+export async function listProviders(em: EntityManager, owner: Owner, page: Page) {
   const { items, total } = await listOwned(em, OAuthProvider, owner, page);
   return { data: items.map(providerView), total };
 }
@@ -75,7 +67,7 @@ export async function updateProvider(
   em: EntityManager,
   owner: Owner,
   id: string,
-  changes: Partial<ProviderInput>,
+  changes: UpdateProviderInput,
 ) {
   checkUrls(ctx, {
     authorizationUrl: changes.authorizationUrl,

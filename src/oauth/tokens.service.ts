@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TokenSet } from 'openid-client';
 import type { AppContext, CoreContext } from '../app/context';
+import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { ApiError, validationFailed } from '../http/errors';
@@ -56,7 +57,7 @@ export function storeTokens(ctx: CoreContext, token: OAuthToken, tokens: TokenSe
   token.expiresAt = tokens.expires_at ? new Date(tokens.expires_at * 1000) : null;
 }
 
-export async function listTokens(em: EntityManager, owner: Owner, page: { limit: number; offset: number }) {
+export async function listTokens(em: EntityManager, owner: Owner, page: Page) {
   const { items, total } = await listOwned(em, OAuthToken, owner, page);
   const providers = await em.find(OAuthProvider, { id: [...new Set(items.map((t) => t.providerId))] });
   const byId = new Map(providers.map((p) => [p.id, p]));

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Page } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Encryptor } from '../crypto/encryption';
 import { preparedStatement } from '../db/prepared';
@@ -53,7 +54,7 @@ export function secretLister(em: EntityManager) {
     updated_at: Date | string;
     total: string;
   }>(em.getConnection().getKnex(), 'secrets-list', LIST_SQL);
-  return async (owner: Owner, page: { limit: number; offset: number }) => {
+  return async (owner: Owner, page: Page) => {
     const rows = await list([owner.accountId, owner.environment, page.limit, page.offset]);
     const total =
       rows.length > 0

@@ -3,7 +3,9 @@ import { ownedResourceProperties, timestampProperties } from '../accounts/accoun
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 
-export type ToolType = 'webhook' | 'mcp' | 'prompt';
+/** Declared once: the TS type and the zod enums (tools.schemas.ts) derive from it. */
+export const TOOL_TYPES = ['webhook', 'mcp', 'prompt'] as const;
+export type ToolType = (typeof TOOL_TYPES)[number];
 
 /** A custom tool (`tool_…`): its type-specific `config` and the `parameters` its arguments must match. */
 export class Tool {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { TOOL_TYPES } from './tool.entity';
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be an HTTP header name');
 
@@ -99,15 +100,13 @@ export const CreateToolBody = z
     z.strictObject({ ...common, type: z.literal('prompt'), config: PromptToolConfig }),
   ])
   .meta({ id: 'CreateToolRequest' });
+export type CreateToolInput = z.infer<typeof CreateToolBody>;
 
 export const UpdateToolBody = z
   .strictObject({
     name: common.name.optional(),
     description: z.string().max(2000).nullable().optional(),
-    type: z
-      .enum(['webhook', 'mcp', 'prompt'])
-      .optional()
-      .meta({ description: 'Changing it needs a new config too' }),
+    type: z.enum(TOOL_TYPES).optional().meta({ description: 'Changing it needs a new config too' }),
     config: z
       .record(z.string(), z.unknown())
       .optional()
@@ -119,6 +118,7 @@ export const UpdateToolBody = z
     path: ['body'],
   })
   .meta({ id: 'UpdateToolRequest' });
+export type UpdateToolInput = z.infer<typeof UpdateToolBody>;
 
 export const TestToolBody = z
   .strictObject({
@@ -126,13 +126,14 @@ export const TestToolBody = z
     sessionId: z.string().max(64).optional().meta({ description: 'Carried into the tool events' }),
   })
   .meta({ id: 'TestToolRequest' });
+export type TestToolInput = z.infer<typeof TestToolBody>;
 
 export const ToolRecord = z
   .object({
     id: z.string().meta({ example: 'tool_…' }),
     name: z.string(),
     description: z.string().nullable(),
-    type: z.enum(['webhook', 'mcp', 'prompt']),
+    type: z.enum(TOOL_TYPES),
     config: z.record(z.string(), z.unknown()),
     parameters: z.record(z.string(), z.unknown()),
     createdAt: timestamp(),
@@ -152,9 +153,10 @@ export const ToolExecution = z
 
 export const ToolIdParams = z.object({ id: z.string().max(64) });
 export const ListToolsQuery = z.strictObject({
-  type: z.enum(['webhook', 'mcp', 'prompt']).optional(),
+  type: z.enum(TOOL_TYPES).optional(),
   ...paginationQuery,
 });
+export type ListToolsInput = z.infer<typeof ListToolsQuery>;
 
 export const ToolEnvelope = envelopeOf(ToolRecord);
 export const ToolList = pagedEnvelopeOf(ToolRecord);

@@ -10,6 +10,7 @@ import { oauthTokenProblem } from '../oauth/tokens.service';
 import { urlProblems } from '../outbound/http';
 import { executeTool } from './execute';
 import { Tool, type ToolType } from './tool.entity';
+import type { CreateToolInput, ListToolsInput, TestToolInput, UpdateToolInput } from './tools.schemas';
 import { CONFIG_SCHEMAS, type ToolParameters } from './tools.schemas';
 
 /** Parameters when none are given: prompt tools take their `{{input}}` text; others take nothing. */
@@ -67,12 +68,7 @@ async function checkConfig(
   return value;
 }
 
-export async function createTool(
-  ctx: AppContext,
-  em: EntityManager,
-  owner: Owner,
-  input: { name: string; description?: string; type: ToolType; config: unknown; parameters?: ToolParameters },
-) {
+export async function createTool(ctx: AppContext, em: EntityManager, owner: Owner, input: CreateToolInput) {
   const config = await checkConfig(ctx, em, owner, input.type, input.config);
   const tool = em.create(Tool, {
     account: owner.accountId,
@@ -87,11 +83,7 @@ export async function createTool(
   return toolView(tool);
 }
 
-export async function listTools(
-  em: EntityManager,
-  owner: Owner,
-  query: { type?: ToolType; limit: number; offset: number },
-) {
+export async function listTools(em: EntityManager, owner: Owner, query: ListToolsInput) {
   const { items, total } = await listOwned(em, Tool, owner, query, query.type ? { type: query.type } : {});
   return { data: items.map(toolView), total };
 }
@@ -105,13 +97,7 @@ export async function updateTool(
   em: EntityManager,
   owner: Owner,
   id: string,
-  changes: {
-    name?: string;
-    description?: string | null;
-    type?: ToolType;
-    config?: Record<string, unknown>;
-    parameters?: ToolParameters;
-  },
+  changes: UpdateToolInput,
 ) {
   const tool = await findTool(em, owner, id);
   if (changes.type && changes.type !== tool.type && !changes.config) {
@@ -139,7 +125,7 @@ export async function testTool(
   em: EntityManager,
   owner: Owner,
   id: string,
-  body: { arguments: Record<string, unknown>; sessionId?: string },
+  body: TestToolInput,
 ) {
   const tool = await findTool(em, owner, id);
   return executeTool(ctx, owner, tool, body.arguments, body.sessionId);

@@ -3,6 +3,7 @@ import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { signatureHeaders } from './signature';
+import type { DeliveryStatus } from './statuses';
 import { webhookSecretAad } from './webhook.entity';
 
 export const USER_AGENT = 'VoicePlatform-Webhooks/1.0';
@@ -21,14 +22,14 @@ export interface AttemptInput {
 
 export interface AttemptOutcome {
   /** `pending`: this attempt failed and another follows; `gone`: the delivery no longer exists. */
-  status: 'delivered' | 'failed' | 'pending' | 'gone';
+  status: DeliveryStatus | 'gone';
   statusCode?: number;
   latencyMs?: number;
   error?: string;
 }
 
 interface DeliveryRow {
-  status: 'pending' | 'delivered' | 'failed';
+  status: DeliveryStatus;
   attempts: number;
   test: boolean;
   event_id: string;

@@ -6,6 +6,7 @@ import { Event } from '../events/event.entity';
 import { conflict, notFound } from '../http/errors';
 import { Delivery, DeliveryAttempt } from './delivery.entity';
 import { startDeliveryWorkflow } from './delivery-workflows';
+import type { ListDeliveriesInput } from './webhooks.schemas';
 import { findWebhook } from './webhooks.service';
 
 export function deliveryView(d: Delivery) {
@@ -32,7 +33,7 @@ export async function listDeliveries(
   em: EntityManager,
   auth: PlatformAuth,
   webhookId: string,
-  query: { status?: 'delivered' | 'failed' | 'pending'; limit: number; offset: number },
+  query: ListDeliveriesInput,
 ) {
   await findWebhook(em, auth, webhookId);
   const [items, total] = await em.findAndCount(

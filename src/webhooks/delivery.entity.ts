@@ -2,7 +2,7 @@ import { EntitySchema, OptionalProps } from '@mikro-orm/core';
 import { ownedResourceProperties } from '../accounts/account.entity';
 import type { Environment } from '../common/owner';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+import type { DeliveryStatus } from './statuses';
 
 /**
  * One event sent to one webhook (`del_…`, also the id of its Temporal workflow). `workflowStartedAt`

@@ -3,7 +3,7 @@ import { ownedResourceProperties, timestampProperties } from '../accounts/accoun
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 
-export type WebhookStatus = 'active' | 'failing' | 'disabled';
+import type { WebhookStatus } from './statuses';
 
 /**
  * A webhook subscription (`wh_…`). The signing secret is stored encrypted; after a rotation the

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/catalog';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { DELIVERY_STATUSES, WEBHOOK_STATUSES } from './statuses';
 
 const eventTypes = z
   .array(z.enum(EVENT_TYPES))
@@ -31,6 +32,7 @@ export const CreateWebhookBody = z
     personaId: personaId.optional(),
   })
   .meta({ id: 'CreateWebhookRequest' });
+export type CreateWebhookInput = z.infer<typeof CreateWebhookBody>;
 
 export const UpdateWebhookBody = z
   .strictObject({
@@ -48,19 +50,19 @@ export const UpdateWebhookBody = z
     path: ['body'],
   })
   .meta({ id: 'UpdateWebhookRequest' });
-
-export const WEBHOOK_STATUSES = ['active', 'failing', 'disabled'] as const;
-export const DELIVERY_STATUSES = ['delivered', 'failed', 'pending'] as const;
+export type UpdateWebhookInput = z.infer<typeof UpdateWebhookBody>;
 
 export const ListWebhooksQuery = z.strictObject({
   status: z.enum(WEBHOOK_STATUSES).optional(),
   ...paginationQuery,
 });
+export type ListWebhooksInput = z.infer<typeof ListWebhooksQuery>;
 
 export const ListDeliveriesQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
   ...paginationQuery,
 });
+export type ListDeliveriesInput = z.infer<typeof ListDeliveriesQuery>;
 
 export const WebhookIdParams = z.object({ id: z.string().max(64) });
 export const DeliveryParams = z.object({ id: z.string().max(64), deliveryId: z.string().max(64) });

@@ -4,13 +4,13 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import { enforcePlanLimit, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';
-import type { EventType } from '../events/catalog';
 import { validationFailed } from '../http/errors';
 import { urlProblems } from '../outbound/http';
 import { Delivery } from './delivery.entity';
 import { cancelDeliveryWorkflows } from './delivery-workflows';
 import { generateWebhookSecret } from './signature';
 import { Webhook, webhookSecretAad, webhookStatus } from './webhook.entity';
+import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './webhooks.schemas';
 
 /** Webhooks per account and environment (SPEC 8); enterprise is unlimited. */
 export const WEBHOOK_LIMITS: Record<Plan, number | null> = { free: 5, pro: 50, enterprise: null };
@@ -63,7 +63,7 @@ export async function createWebhook(
   ctx: AppContext,
   em: EntityManager,
   auth: PlatformAuth,
-  input: { name: string; url: string; events: EventType[]; enabled?: boolean; personaId?: string },
+  input: CreateWebhookInput,
 ) {
   checkUrl(ctx, input.url);
   const secret = generateWebhookSecret();
@@ -88,11 +88,7 @@ export async function createWebhook(
   return { ...summary(webhook), secret, updatedAt: webhook.updatedAt.toISOString() };
 }
 
-export async function listWebhooks(
-  em: EntityManager,
-  auth: PlatformAuth,
-  query: { status?: 'active' | 'failing' | 'disabled'; limit: number; offset: number },
-) {
+export async function listWebhooks(em: EntityManager, auth: PlatformAuth, query: ListWebhooksInput) {
   const where: Record<string, unknown> = {};
   if (query.status === 'disabled') where.enabled = false;
   if (query.status === 'active') Object.assign(where, { enabled: true, failing: false });
@@ -170,13 +166,7 @@ export async function updateWebhook(
   em: EntityManager,
   auth: PlatformAuth,
   id: string,
-  changes: {
-    name?: string;
-    url?: string;
-    events?: EventType[];
-    enabled?: boolean;
-    personaId?: string | null;
-  },
+  changes: UpdateWebhookInput,
 ) {
   if (changes.url !== undefined) checkUrl(ctx, changes.url);
   const { webhook, stopped } = await em.transactional(async (tem) => {

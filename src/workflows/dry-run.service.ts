@@ -2,18 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { interpretGraph, type StepRecord } from './interpreter';
+import type { DryRunInput } from './workflows.schemas';
 import { definitionProblems, findWorkflow } from './workflows.service';
 
 /**
  * A dry run: the same interpreter, in this process, with `mcp_call` and `llm_prompt` answered from
  * `mocks` (null when not mocked, with a warning). No side effects, no events, no history.
  */
-export async function dryRunWorkflow(
-  em: EntityManager,
-  owner: Owner,
-  id: string,
-  body: { input?: Record<string, unknown>; mocks?: Record<string, unknown> },
-) {
+export async function dryRunWorkflow(em: EntityManager, owner: Owner, id: string, body: DryRunInput) {
   const workflow = await findWorkflow(em, owner, id);
   const problems = await definitionProblems(em, owner, workflow);
   const mocks = body.mocks ?? {};

@@ -1,6 +1,7 @@
 import { evaluateExpression } from './expressions';
 import type { GraphEdge, GraphNode, WorkflowGraph } from './graph';
 import type { Scope } from './paths';
+import type { FinalStatus, StepStatus } from './statuses';
 import { renderArguments, renderText } from './templates';
 
 /**
@@ -14,8 +15,6 @@ import { renderArguments, renderText } from './templates';
  * The first failing node fails the execution: no new node starts and nodes still running are
  * cancelled. The execution ends when every reachable node has settled.
  */
-
-export type StepStatus = 'completed' | 'failed' | 'skipped' | 'cancelled';
 
 export interface StepRecord {
   nodeId: string;
@@ -36,7 +35,7 @@ export interface ExecutionOutput {
 }
 
 export interface Trace {
-  status: 'completed' | 'failed';
+  status: FinalStatus;
   steps: StepRecord[];
   output: ExecutionOutput;
   error?: { nodeId: string; message: string };

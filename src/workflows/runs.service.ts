@@ -7,15 +7,9 @@ import { notFound } from '../http/errors';
 import { startExecutionWorkflow } from './execution-start';
 import { recordExecutionStart } from './execution-store';
 import { type ExecutionView, executionView, workflowInputOf } from './execution-types';
-import { type ExecutionStatus, type WorkflowDefinition, WorkflowExecution } from './workflow.entity';
+import { type WorkflowDefinition, WorkflowExecution } from './workflow.entity';
+import type { ExecuteWorkflowInput, ListExecutionsInput } from './workflows.schemas';
 import { findWorkflow } from './workflows.service';
-
-export interface RunOptions {
-  input?: Record<string, unknown>;
-  sessionId?: string;
-  wait: boolean;
-  timeoutMs: number;
-}
 
 /** An execution's answer: the record, and whether it is still running (→ 202). */
 export interface ExecutionAnswer {
@@ -39,7 +33,7 @@ export async function executeWorkflow(
   em: EntityManager,
   owner: Owner,
   workflow: WorkflowDefinition,
-  options: RunOptions,
+  options: ExecuteWorkflowInput,
   match?: WorkflowExecution['match'],
 ): Promise<ExecutionAnswer> {
   const execution = em.create(
@@ -98,7 +92,7 @@ export async function executeWorkflowById(
   em: EntityManager,
   owner: Owner,
   id: string,
-  options: RunOptions,
+  options: ExecuteWorkflowInput,
 ): Promise<ExecutionAnswer> {
   return executeWorkflow(ctx, em, owner, await findWorkflow(em, owner, id), options);
 }
@@ -107,7 +101,7 @@ export async function listExecutions(
   em: EntityManager,
   owner: Owner,
   workflowId: string,
-  query: { status?: ExecutionStatus; limit: number; offset: number },
+  query: ListExecutionsInput,
 ) {
   await findWorkflow(em, owner, workflowId);
   const [rows, total] = await em.findAndCount(

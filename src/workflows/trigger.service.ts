@@ -3,15 +3,16 @@ import type { AppContext } from '../app/context';
 import type { Owner } from '../common/owner';
 import { ApiError } from '../http/errors';
 import { matchCommand } from './matching';
-import { executeWorkflow, type RunOptions } from './runs.service';
+import { executeWorkflow } from './runs.service';
 import { WorkflowDefinition } from './workflow.entity';
+import type { TriggerWorkflowInput } from './workflows.schemas';
 
 /** Picks the workflow whose voice command best matches the utterance, and runs it. */
 export async function triggerWorkflow(
   ctx: AppContext,
   em: EntityManager,
   owner: Owner,
-  body: RunOptions & { utterance: string },
+  body: TriggerWorkflowInput,
 ) {
   const workflows = await em.find(
     WorkflowDefinition,

@@ -4,6 +4,7 @@ import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import type { GraphEdge, GraphNode } from './graph';
 import type { ExecutionOutput, StepRecord } from './interpreter';
+import type { ExecutionStatus } from './statuses';
 
 export interface WorkflowTrigger {
   type: 'voice_command' | 'manual';
@@ -41,8 +42,6 @@ export const WorkflowDefinitionSchema = new EntitySchema<WorkflowDefinition>({
     updatedAt: { type: 'Date', columnType: 'timestamptz' },
   },
 });
-
-export type ExecutionStatus = 'running' | 'completed' | 'failed';
 
 /**
  * One run of a workflow (`exec_…`, also its Temporal workflow id). `definition` is the graph as it

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
 import { MATCH_THRESHOLD } from './matching';
+import { EXECUTION_STATUSES, STEP_STATUSES } from './statuses';
 
 const NodeSchema = z
   .strictObject({
@@ -54,6 +55,7 @@ const definition = {
 };
 
 export const CreateWorkflowBody = z.strictObject(definition).meta({ id: 'CreateWorkflowRequest' });
+export type CreateWorkflowInput = z.infer<typeof CreateWorkflowBody>;
 
 export const UpdateWorkflowBody = z
   .strictObject({
@@ -71,6 +73,7 @@ export const UpdateWorkflowBody = z
     id: 'UpdateWorkflowRequest',
     description: 'Any subset; the resulting definition is validated whole',
   });
+export type UpdateWorkflowInput = z.infer<typeof UpdateWorkflowBody>;
 
 export const WorkflowRecord = z
   .object({
@@ -116,6 +119,7 @@ const inputSchema = z
 export const ExecuteWorkflowBody = z
   .strictObject({ input: inputSchema, ...runOptions })
   .meta({ id: 'ExecuteWorkflowRequest' });
+export type ExecuteWorkflowInput = z.infer<typeof ExecuteWorkflowBody>;
 
 export const TriggerWorkflowBody = z
   .strictObject({
@@ -127,6 +131,7 @@ export const TriggerWorkflowBody = z
     id: 'TriggerWorkflowRequest',
     description: `Runs the workflow whose voice_command best matches (score ≥ ${MATCH_THRESHOLD})`,
   });
+export type TriggerWorkflowInput = z.infer<typeof TriggerWorkflowBody>;
 
 export const DryRunBody = z
   .strictObject({
@@ -136,12 +141,13 @@ export const DryRunBody = z
     }),
   })
   .meta({ id: 'DryRunWorkflowRequest' });
+export type DryRunInput = z.infer<typeof DryRunBody>;
 
 export const StepSchema = z
   .object({
     nodeId: z.string(),
     type: z.string(),
-    status: z.enum(['completed', 'failed', 'skipped', 'cancelled']),
+    status: z.enum(STEP_STATUSES),
     startedAt: timestamp().nullable(),
     completedAt: timestamp().nullable(),
     durationMs: z.number().int().nullable(),
@@ -167,7 +173,7 @@ export const ExecutionRecord = z
     id: z.string().meta({ example: 'exec_…', description: 'Also the Temporal workflow id' }),
     workflowId: z.string(),
     version: z.number().int().meta({ description: 'The definition version this run is pinned to' }),
-    status: z.enum(['running', 'completed', 'failed']),
+    status: z.enum(EXECUTION_STATUSES),
     sessionId: z.string().nullable(),
     input: z.unknown(),
     output: OutputSchema.nullable(),
@@ -186,7 +192,7 @@ export const DryRunRecord = z
     dryRun: z.literal(true),
     workflowId: z.string(),
     version: z.number().int(),
-    status: z.enum(['completed', 'failed']),
+    status: z.enum(EXECUTION_STATUSES).exclude(['running']),
     input: z.unknown(),
     output: OutputSchema,
     steps: z.array(StepSchema),
@@ -206,9 +212,10 @@ export const WorkflowIdParams = z.object({ id: z.string().max(64) });
 export const ExecutionIdParams = z.object({ id: z.string().max(64), executionId: z.string().max(64) });
 export const ListWorkflowsQuery = z.strictObject({ ...paginationQuery });
 export const ListExecutionsQuery = z.strictObject({
-  status: z.enum(['running', 'completed', 'failed']).optional(),
+  status: z.enum(EXECUTION_STATUSES).optional(),
   ...paginationQuery,
 });
+export type ListExecutionsInput = z.infer<typeof ListExecutionsQuery>;
 
 export const WorkflowEnvelope = envelopeOf(WorkflowRecord);
 export const WorkflowList = pagedEnvelopeOf(WorkflowRecord);

@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { graphProblems, type WorkflowGraph } from './graph';
-import { WorkflowDefinition, type WorkflowTrigger } from './workflow.entity';
+import { WorkflowDefinition } from './workflow.entity';
+import type { CreateWorkflowInput, UpdateWorkflowInput } from './workflows.schemas';
 
 export function workflowView(w: WorkflowDefinition) {
   return {
@@ -57,15 +59,7 @@ async function checkDefinition(em: EntityManager, owner: Owner, graph: WorkflowG
   }
 }
 
-type DefinitionInput = {
-  name: string;
-  description?: string | null;
-  trigger: WorkflowTrigger;
-  nodes: WorkflowGraph['nodes'];
-  edges: WorkflowGraph['edges'];
-};
-
-export async function createWorkflow(em: EntityManager, owner: Owner, input: DefinitionInput) {
+export async function createWorkflow(em: EntityManager, owner: Owner, input: CreateWorkflowInput) {
   await checkDefinition(em, owner, input);
   const workflow = em.create(WorkflowDefinition, {
     account: owner.accountId,
@@ -80,11 +74,7 @@ export async function createWorkflow(em: EntityManager, owner: Owner, input: Def
   return workflowView(workflow);
 }
 
-export async function listWorkflows(
-  em: EntityManager,
-  owner: Owner,
-  page: { limit: number; offset: number },
-) {
+export async function listWorkflows(em: EntityManager, owner: Owner, page: Page) {
   const { items, total } = await listOwned(em, WorkflowDefinition, owner, page);
   return { data: items.map(workflowView), total };
 }
@@ -98,10 +88,10 @@ export async function updateWorkflow(
   em: EntityManager,
   owner: Owner,
   id: string,
-  changes: Partial<DefinitionInput>,
+  changes: UpdateWorkflowInput,
 ) {
   const workflow = await findWorkflow(em, owner, id);
-  const next: DefinitionInput = {
+  const next = {
     name: changes.name ?? workflow.name,
     description: changes.description !== undefined ? changes.description : workflow.description,
     trigger: changes.trigger ?? workflow.trigger,
