@@ -30,6 +30,39 @@ describe('outbound HTTP guard (SSRF)', () => {
     }
   });
 
+  it('judges every IPv4-embedding IPv6 form by the IPv4 address it embeds', () => {
+    for (const address of [
+      '::7f00:1', // IPv4-compatible ::/96 (ipaddr.js calls it unicast)
+      '::127.0.0.1',
+      '::a9fe:a9fe', // 169.254.169.254
+      '::ffff:0:7f00:1', // IPv4-translated
+      '64:ff9b::7f00:1', // NAT64 well-known prefix
+      '64:ff9b::a00:1',
+      '64:ff9b:1:7f00:1::', // NAT64 local-use prefix, /48 position
+      '64:ff9b:1::7f00:1', // and /96 position
+      '2002:7f00:1::1', // 6to4
+      '2002:a9fe:a9fe::',
+      '2001:0:7f00:1::1', // Teredo server
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo client 127.0.0.1 (bit-inverted)
+    ]) {
+      expect([address, isBlockedAddress(address)]).toEqual([address, true]);
+    }
+    for (const address of ['::8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:808:808::f7f7:f7f7']) {
+      expect([address, isBlockedAddress(address)]).toEqual([address, false]);
+    }
+    const strict = { allowPrivate: false, allowHttp: false };
+    for (const url of [
+      'https://[::7f00:1]/',
+      'https://[64:ff9b::a9fe:a9fe]/',
+      'https://[2002:7f00:1::]:8443/',
+    ]) {
+      expect([url, urlProblem(url, strict)]).toEqual([
+        url,
+        'must not point to a private or reserved address',
+      ]);
+    }
+  });
+
   it('checks URLs before any request', () => {
     const strict = { allowPrivate: false, allowHttp: false };
     expect(urlProblem('http://example.com', strict)).toBe('must be an https URL');
@@ -44,9 +77,32 @@ describe('outbound HTTP guard (SSRF)', () => {
     let server: http.Server;
     let port: number;
     let hits = 0;
+    /** The /stream response's end: bytes the server wrote and whether it got to finish. */
+    let streamed: Promise<{ written: number; finished: boolean }> = Promise.resolve({
+      written: 0,
+      finished: false,
+    });
     beforeAll(async () => {
       server = http.createServer((req, res) => {
         hits++;
+        if (req.url === '/stream') {
+          // 50 MB, written as fast as the client reads it
+          const total = 50 * 1024 * 1024;
+          const chunk = Buffer.alloc(64 * 1024, 'x');
+          let written = 0;
+          streamed = new Promise((resolve) =>
+            res.on('close', () => resolve({ written, finished: res.writableFinished })),
+          );
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          const pump = () => {
+            while (written < total && !res.destroyed) {
+              written += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          return pump();
+        }
         if (req.url === '/redirect') {
           res.writeHead(302, { location: '/elsewhere' });
           return res.end();
@@ -129,6 +185,20 @@ describe('outbound HTTP guard (SSRF)', () => {
       expect(slow.kind).toBe('timeout');
       const refused = await send('http://127.0.0.1:1/', true).catch((e) => e);
       expect(refused.kind).toBe('connection');
+    });
+
+    it('closes the connection once the response cap is reached instead of reading the rest', async () => {
+      const started = performance.now();
+      const capped = await send(`http://127.0.0.1:${port}/stream`, true, 30_000);
+      expect(capped.status).toBe(200);
+      expect(capped.body).toHaveLength(4096);
+      expect(capped.truncated).toBe(true);
+      const end = await streamed;
+      expect(end.finished).toBe(false); // the socket was closed under the server
+      expect(end.written).toBeLessThan(16 * 1024 * 1024); // at most what socket buffers absorbed
+      expect(performance.now() - started).toBeLessThan(5_000);
+      // the pooled agent still works afterwards
+      expect((await send(`http://127.0.0.1:${port}/`, true)).body).toBe('ok');
     });
   });
 });

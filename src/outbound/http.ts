@@ -18,15 +18,52 @@ export class BlockedDestinationError extends Error {
 }
 
 /**
+ * The IPv4 addresses an IPv6 address carries when it is one of the IPv4-embedding forms: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, which includes :: and
+ * ::1), NAT64 (64:ff9b::/96, and the local-use 64:ff9b:1::/48 at each RFC 6052 prefix length),
+ * 6to4 (2002::/16) and Teredo (2001::/32: its server and its obfuscated client address). Undefined
+ * for any other address.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const b = address.toByteArray();
+  const v4 = (...bytes: number[]) => new ipaddr.IPv4(bytes);
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const last32 = () => [v4(b[12], b[13], b[14], b[15])];
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return last32(); // mapped
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && zero(10, 12)) return last32(); // translated
+  if (zero(0, 12)) return last32(); // compatible
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b) {
+    if (zero(4, 12)) return last32(); // NAT64 well-known prefix
+    if (b[4] === 0x00 && b[5] === 0x01) {
+      // NAT64 local-use prefix: the prefix length is the network's choice, so every position counts
+      return [
+        v4(b[6], b[7], b[9], b[10]), // /48
+        v4(b[7], b[9], b[10], b[11]), // /56
+        v4(b[9], b[10], b[11], b[12]), // /64
+        v4(b[12], b[13], b[14], b[15]), // /96
+      ];
+    }
+  }
+  if (b[0] === 0x20 && b[1] === 0x02) return [v4(b[2], b[3], b[4], b[5])]; // 6to4
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) {
+    // Teredo: server at bits 32-63, client (bit-inverted) at bits 96-127
+    return [v4(b[4], b[5], b[6], b[7]), v4(b[12] ^ 0xff, b[13] ^ 0xff, b[14] ^ 0xff, b[15] ^ 0xff)];
+  }
+  return undefined;
+}
+
+/**
  * True for every address that is not public unicast: private, loopback, link-local (cloud metadata
  * at 169.254.169.254), unique-local, carrier-grade NAT, multicast, unspecified, reserved. The
- * classification is ipaddr.js's `range()`; IPv4-mapped IPv6 addresses are judged as IPv4.
+ * classification is ipaddr.js's `range()`; an IPv6 address embedding an IPv4 address (see
+ * `embeddedIPv4`) is judged by the IPv4 address it embeds (by each, when it carries several).
  */
 export function isBlockedAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const embedded = embeddedIPv4(parsed as ipaddr.IPv6);
+    if (embedded) return embedded.some((v4) => v4.range() !== 'unicast');
   }
   return parsed.range() !== 'unicast';
 }
@@ -178,14 +215,15 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
       let kept = 0;
       let truncated = false;
       response.on('data', (chunk: Buffer) => {
-        if (kept >= req.maxResponseBytes) {
-          truncated = true;
-          return;
-        }
         const room = req.maxResponseBytes - kept;
-        if (chunk.length > room) truncated = true;
         chunks.push(chunk.subarray(0, room));
         kept += Math.min(chunk.length, room);
+        if (chunk.length > room) {
+          // past the cap: answer with what was kept and close the connection, reading no more
+          truncated = true;
+          finish();
+          request.destroy();
+        }
       });
       const finish = () => {
         if (settled) return;
