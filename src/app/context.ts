@@ -6,6 +6,7 @@ import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logging/logger';
 import type { RateLimits } from '../ratelimit/rate-limits';
+import type { SpeechSynthesizer } from '../voices/speech';
 
 /** Everything a request handler or activity needs, built once per process. */
 export interface AppContext {
@@ -18,6 +19,8 @@ export interface AppContext {
   temporal: Client;
   rateLimits: RateLimits;
   verifyIdToken: IdTokenVerifier;
+  /** Voice previews: speech worker threads (started by the app) and their cache (closed with the context). */
+  speech: SpeechSynthesizer;
   /**
    * Set where this process also runs a worker (npm start): a client on that worker's connection, so
    * voice-workflow executions start eagerly (the first workflow task comes back with the start

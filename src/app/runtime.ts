@@ -17,6 +17,7 @@ import { registerSearchAttributes } from '../temporal/register-search-attributes
 import { ensureHousekeepingSchedule } from '../temporal/schedules';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker } from '../temporal/worker';
+import { SpeechSynthesizer } from '../voices/speech';
 import type { AppContext } from './context';
 
 /** Where the service's dependencies are, once found or started. */
@@ -135,11 +136,13 @@ export async function buildContext(
       ),
       verifyIdToken: await createIdTokenVerifier(config),
       temporalUiUrl: deps.temporalUiUrl,
+      speech: new SpeechSynthesizer(config, logger),
     };
     return {
       ...ctx,
       close: async () => {
         await ctx.mcpConnections.close();
+        await ctx.speech.close();
         await temporal.connection.close().catch(() => undefined);
         await orm.close();
       },

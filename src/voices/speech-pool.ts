@@ -1,0 +1,255 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../logging/logger';
+import type { SynthesisJob, WorkerMessage } from './speech-protocol';
+
+/**
+ * A bounded pool of speech worker threads. Each thread owns one eSpeak NG engine and one MP3 encoder
+ * and runs one job at a time, so synthesis never blocks the event loop and never interleaves on an
+ * engine. Jobs wait in a bounded FIFO queue; each thread's warm-up sentences run only when that queue
+ * is empty, so a preview waits at most for one warm-up sentence. A thread that crashes or overruns
+ * the job deadline is replaced.
+ */
+
+export interface SynthesisResult {
+  mp3: Uint8Array;
+  samples: number;
+  sampleRate: number;
+  synthMs: number;
+}
+
+export class PoolBusyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PoolBusyError';
+  }
+}
+
+export type JobInput = Omit<SynthesisJob, 'id'>;
+
+export interface SpeechPoolOptions {
+  size: number;
+  logger: Logger;
+  /** A job (queued or running) fails after this long; a running one also costs its thread. */
+  jobTimeoutMs?: number;
+  /** Jobs that may wait; more are refused with PoolBusyError. */
+  maxQueue?: number;
+  /**
+   * Sentences every thread speaks (results discarded) when it has nothing else to do, after it
+   * starts: an engine's first sentences, and its first in each language, are several times slower.
+   */
+  warmUp?: JobInput[];
+}
+
+interface Pending {
+  job: SynthesisJob;
+  resolve(result: SynthesisResult): void;
+  reject(error: Error): void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  current?: Pending;
+  /** This thread's warm-up jobs still to run. */
+  warm: JobInput[];
+}
+
+/** The worker entry: compiled JavaScript beside this file, or the TypeScript source run through tsx. */
+function spawnWorker(): Worker {
+  const compiled = __filename.endsWith('.js');
+  const entry = path.join(__dirname, compiled ? 'speech-worker.js' : 'speech-worker.ts');
+  if (compiled) return new Worker(entry);
+  // under tsx or jest the source is TypeScript: register tsx's require hook in the thread, then load it
+  return new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, { eval: true });
+}
+
+const MAX_RESTARTS_PER_MINUTE = 10;
+const noop = () => {};
+
+export class SpeechPool {
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Pending[] = [];
+  private readonly readyWaiters: (() => void)[] = [];
+  private nextId = 1;
+  private started = false;
+  private closed = false;
+  private restarts: number[] = [];
+  readonly size: number;
+  private readonly jobTimeoutMs: number;
+  private readonly maxQueue: number;
+
+  constructor(private readonly options: SpeechPoolOptions) {
+    this.size = Math.max(1, options.size);
+    this.jobTimeoutMs = options.jobTimeoutMs ?? 15_000;
+    this.maxQueue = options.maxQueue ?? 256;
+  }
+
+  /** Starts the threads (once); each loads its engine in the background. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    for (let i = 0; i < this.size; i++) this.spawn();
+  }
+
+  /** Resolves once every thread has loaded its engine. */
+  ready(): Promise<void> {
+    this.start();
+    if (this.closed || this.readyCount() >= this.size) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.readyWaiters.push(resolve);
+      this.dispatch();
+    });
+  }
+
+  /** Resolves once every thread is ready and has spoken its warm-up sentences. */
+  async warmed(): Promise<void> {
+    await this.ready();
+    while (!this.closed && [...this.slots].some((s) => s.warm.length > 0 || s.current)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Speaks `job` on the next free thread. */
+  synthesize(job: JobInput): Promise<SynthesisResult> {
+    if (this.closed) return Promise.reject(new PoolBusyError('The speech pool is closed'));
+    this.start();
+    if (this.queue.length >= this.maxQueue) {
+      return Promise.reject(new PoolBusyError(`${this.queue.length} previews are already waiting`));
+    }
+    return new Promise<SynthesisResult>((resolve, reject) => {
+      const pending: Pending = { job: { ...job, id: this.nextId++ }, resolve, reject };
+      pending.timer = setTimeout(() => this.expire(pending), this.jobTimeoutMs);
+      pending.timer.unref();
+      this.queue.push(pending);
+      this.dispatch();
+    });
+  }
+
+  stats() {
+    const slots = [...this.slots];
+    return {
+      threads: slots.length,
+      ready: slots.filter((s) => s.ready).length,
+      busy: slots.filter((s) => s.current).length,
+      queued: this.queue.length,
+      warming: slots.reduce((n, s) => n + s.warm.length, 0),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const closedError = new PoolBusyError('The speech pool is closed');
+    const slots = [...this.slots];
+    this.slots.clear();
+    this.failAll(closedError, slots);
+    await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)));
+    for (const resolve of this.readyWaiters.splice(0)) resolve();
+  }
+
+  private failAll(error: Error, slots: Slot[]): void {
+    for (const pending of this.queue.splice(0)) this.settle(pending, error);
+    for (const slot of slots) {
+      if (slot.current) this.settle(slot.current, error);
+      slot.current = undefined;
+    }
+  }
+
+  private readyCount(): number {
+    return [...this.slots].filter((s) => s.ready).length;
+  }
+
+  private spawn(): void {
+    const worker = spawnWorker();
+    const slot: Slot = { worker, ready: false, warm: [...(this.options.warmUp ?? [])] };
+    this.slots.add(slot);
+    worker.on('message', (message: WorkerMessage) => this.onMessage(slot, message));
+    worker.on('error', (error) => this.onExit(slot, error));
+    worker.on('exit', (code) => this.onExit(slot, new Error(`speech worker exited with code ${code}`)));
+    this.dispatch();
+  }
+
+  private onMessage(slot: Slot, message: WorkerMessage): void {
+    if (message.type === 'ready') {
+      slot.ready = true;
+      this.options.logger.debug({ startupMs: Math.round(message.startupMs) }, 'speech worker ready');
+      if (this.readyCount() >= this.size) for (const resolve of this.readyWaiters.splice(0)) resolve();
+    } else {
+      const pending = slot.current;
+      if (!pending || pending.job.id !== message.id) return;
+      slot.current = undefined;
+      if (message.type === 'done') {
+        const { mp3, samples, sampleRate, synthMs } = message;
+        this.settle(pending, undefined, { mp3, samples, sampleRate, synthMs });
+      } else {
+        this.settle(pending, new Error(message.error));
+      }
+    }
+    this.dispatch();
+  }
+
+  private onExit(slot: Slot, error: Error): void {
+    if (!this.slots.delete(slot)) return; // 'error' then 'exit': handled once
+    if (this.closed) return;
+    this.options.logger.warn({ err: error }, 'speech worker stopped; starting another');
+    if (slot.current) this.settle(slot.current, error);
+    void slot.worker.terminate().catch(() => undefined);
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < 60_000);
+    if (this.restarts.length >= MAX_RESTARTS_PER_MINUTE) {
+      this.options.logger.error('speech workers keep failing; not restarting them for now');
+      if (this.slots.size === 0) this.failAll(error, []);
+      return;
+    }
+    this.restarts.push(now);
+    this.spawn();
+  }
+
+  /** A job past its deadline: dropped from the queue, or its thread replaced when it is running. */
+  private expire(pending: Pending): void {
+    const error = new Error(`Speech synthesis did not finish within ${this.jobTimeoutMs} ms`);
+    const index = this.queue.indexOf(pending);
+    if (index >= 0) {
+      this.queue.splice(index, 1);
+      this.settle(pending, error);
+      return;
+    }
+    for (const slot of this.slots) {
+      if (slot.current !== pending) continue;
+      slot.current = undefined;
+      this.settle(pending, error);
+      this.slots.delete(slot);
+      void slot.worker.terminate().catch(() => undefined);
+      if (!this.closed) this.spawn();
+      return;
+    }
+  }
+
+  private settle(pending: Pending, error?: Error, result?: SynthesisResult): void {
+    if (pending.timer) clearTimeout(pending.timer);
+    if (error) pending.reject(error);
+    else pending.resolve(result!);
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.current) continue;
+      let next = this.queue.shift();
+      if (!next) {
+        const warm = slot.warm.shift();
+        if (warm) next = { job: { ...warm, id: this.nextId++ }, resolve: noop, reject: noop };
+      }
+      if (!next) continue;
+      slot.current = next;
+      slot.worker.postMessage(next.job);
+    }
+    // threads keep the process alive only while a caller waits on them
+    const waiting = this.queue.length > 0 || this.readyWaiters.length > 0;
+    for (const slot of this.slots) {
+      if (waiting || (slot.current && slot.current.resolve !== noop)) slot.worker.ref();
+      else slot.worker.unref();
+    }
+  }
+}

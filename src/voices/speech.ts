@@ -1,0 +1,111 @@
+import type { Config } from '../config/env';
+import type { Logger } from '../logging/logger';
+import { dataUrl } from './audio';
+import { ByteLru } from './byte-lru';
+import { remoteSpeech } from './remote-tts';
+import { SpeechPool } from './speech-pool';
+import { type CatalogVoice, ESPEAK_CATALOG, type EspeakSettings, engineVoiceName } from './voices.catalog';
+
+const engineJob = (s: EspeakSettings) => ({ engineVoice: engineVoiceName(s), rate: s.rate, pitch: s.pitch });
+
+/** SPEC 2.11's preview result. */
+export interface Preview {
+  /** `data:audio/mpeg;base64,…` (or `audio/wav` when a remote provider answers WAV). */
+  audioUrl: string;
+  /** Seconds of audio, from the sample count (or the provider's MP3 frames / WAV header). */
+  duration: number;
+  text: string;
+}
+
+/** Thrown for text that produces no audio at all (only punctuation, for instance). */
+export class NothingToSayError extends Error {
+  constructor() {
+    super('The text has nothing to speak');
+    this.name = 'NothingToSayError';
+  }
+}
+
+/**
+ * Makes voice previews: eSpeak NG voices on the worker-thread pool, remote voices on the configured
+ * OpenAI-compatible endpoint. Results are cached by voice and text in an LRU bounded by bytes, and
+ * identical previews in flight are made once.
+ */
+export class SpeechSynthesizer {
+  readonly pool: SpeechPool;
+  private readonly cache: ByteLru<string, Preview>;
+  private readonly inflight = new Map<string, Promise<Preview>>();
+
+  constructor(
+    private readonly config: Pick<Config, 'voices' | 'outbound'>,
+    logger: Logger,
+  ) {
+    this.pool = new SpeechPool({
+      size: config.voices.workers,
+      logger,
+      // every language once, in each thread (the first sentence in a language is the slow one)
+      warmUp: ESPEAK_CATALOG.map((v) => ({ ...engineJob(v.espeak!), text: v.sampleText })),
+    });
+    this.cache = new ByteLru(config.voices.cacheBytes, (p) => p.audioUrl.length + p.text.length * 2 + 64);
+  }
+
+  /** Starts the threads; each then speaks every built-in voice's sample text once, when idle (warm-up). */
+  start(): void {
+    this.pool.start();
+  }
+
+  /** The preview of `text` in `voice`, from the cache when it was made before. */
+  async preview(voice: CatalogVoice, text: string): Promise<{ preview: Preview; cached: boolean }> {
+    const key = `${voice.id}\n${text}`;
+    const hit = this.cache.get(key);
+    if (hit) return { preview: hit, cached: true };
+    return { preview: await this.make(voice, text), cached: false };
+  }
+
+  stats() {
+    return { pool: this.pool.stats(), cache: { entries: this.cache.size, bytes: this.cache.bytes } };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+    this.cache.clear();
+  }
+
+  private make(voice: CatalogVoice, text: string): Promise<Preview> {
+    const key = `${voice.id}\n${text}`;
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const made = this.synthesize(voice, text).then(
+      (preview) => {
+        this.inflight.delete(key);
+        this.cache.set(key, preview);
+        return preview;
+      },
+      (error) => {
+        this.inflight.delete(key);
+        throw error;
+      },
+    );
+    this.inflight.set(key, made);
+    return made;
+  }
+
+  private async synthesize(voice: CatalogVoice, text: string): Promise<Preview> {
+    if (voice.espeak) {
+      const { mp3, samples, sampleRate } = await this.pool.synthesize({ ...engineJob(voice.espeak), text });
+      if (samples === 0) throw new NothingToSayError();
+      return { audioUrl: dataUrl('mp3', mp3), duration: samples / sampleRate, text };
+    }
+    const tts = this.config.voices.tts;
+    if (voice.remoteVoice && tts) {
+      const { format, bytes, duration } = await remoteSpeech(
+        tts,
+        this.config.outbound,
+        voice.remoteVoice,
+        text,
+      );
+      if (duration === 0) throw new NothingToSayError();
+      return { audioUrl: dataUrl(format, bytes), duration, text };
+    }
+    throw new Error(`Voice ${voice.id} has no synthesizer`);
+  }
+}
