@@ -29,6 +29,10 @@ export async function loadDevIdpKeys(dataDir: string): Promise<DevKeyFile> {
 
 /** Signs a development ID token for `email` (subject `dev|<email>`), valid for 12 hours. */
 export async function signDevToken(dataDir: string, email: string, ttl = '12h'): Promise<string> {
+  // the verifier refuses longer subjects (`dev|` + email, at most 255) and NUL characters
+  if (!email || email.length > 250 || email.includes('\u0000')) {
+    throw new Error('email must be 1 to 250 characters without NUL characters');
+  }
   const { privateJwk } = await loadDevIdpKeys(dataDir);
   const key = await importJWK(privateJwk, DEV_ALGORITHM);
   return new SignJWT({ email, email_verified: true })

@@ -5,6 +5,7 @@ import {
   errors as joseErrors,
   jwtVerify,
 } from 'jose';
+import { z } from 'zod';
 import type { Config } from '../config/env';
 import { unauthorized } from '../http/errors';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, loadDevIdpKeys } from './dev-idp';
@@ -16,6 +17,43 @@ export interface Identity {
 }
 
 export type IdTokenVerifier = (token: string) => Promise<Identity>;
+
+/** Seconds an `iat` may lie in the future (clock skew between the identity provider and us). */
+export const IAT_CLOCK_SKEW_SECONDS = 60;
+
+const noNul = (value: string) => !value.includes('\u0000');
+
+/**
+ * The claims the platform reads, type-checked after jose verified the signature: the subject and
+ * email reach database queries, so they must be bounded strings (never objects, which the ORM would
+ * read as query operators). `exp` is required, so no token is valid forever; other claims pass.
+ * Bounds follow the `accounts` columns (issuer and subject 255, email 320).
+ */
+export const IdTokenClaimsSchema = z.looseObject({
+  iss: z.string().min(1).max(255).refine(noNul, 'must not contain NUL characters'),
+  sub: z.string().min(1).max(255).refine(noNul, 'must not contain NUL characters'),
+  exp: z.number().finite(),
+  iat: z
+    .number()
+    .finite()
+    .refine((iat) => iat <= Date.now() / 1000 + IAT_CLOCK_SKEW_SECONDS, 'is in the future')
+    .optional(),
+  email: z.string().max(320).refine(noNul, 'must not contain NUL characters').nullish(),
+});
+
+/** Checks the verified payload's claims; a bad claim is a 401 naming it, like any other bad token. */
+export function identityFromClaims(payload: unknown): Identity {
+  const parsed = IdTokenClaimsSchema.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const claim = issue.path.map(String).join('.') || 'payload';
+    const present = (payload as Record<string, unknown>)[String(issue.path[0])] !== undefined;
+    const problem = !present ? 'is missing' : issue.code === 'custom' ? issue.message : 'is invalid';
+    throw unauthorized(`ID token rejected: ${claim} claim ${problem}`);
+  }
+  const claims = parsed.data;
+  return { issuer: claims.iss, subject: claims.sub, email: claims.email ?? undefined };
+}
 
 /**
  * Verifies console ID tokens with jose: signature against the JWKS, issuer, audience and algorithm
@@ -44,13 +82,14 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
 
   return async (token) => {
     try {
-      const { payload } = await jwtVerify(token, keys, { issuer, audience, algorithms, clockTolerance: 5 });
-      if (!payload.sub) throw unauthorized('ID token has no subject');
-      return {
-        issuer: payload.iss as string,
-        subject: payload.sub,
-        email: typeof payload.email === 'string' ? payload.email : undefined,
-      };
+      const { payload } = await jwtVerify(token, keys, {
+        issuer,
+        audience,
+        algorithms,
+        clockTolerance: 5,
+        requiredClaims: ['exp', 'sub'],
+      });
+      return identityFromClaims(payload);
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw unauthorized('ID token has expired');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
