@@ -16,8 +16,9 @@ import { mountDocs } from '../docs/docs.routes';
 import { mountEventRoutes } from '../events/events.routes';
 import { mountHealth } from '../health/health.routes';
 import { ApiRoot } from '../http/api-router';
-import { ApiError } from '../http/errors';
+import { ApiError, validationFailed } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
+import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
@@ -76,7 +77,30 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     next();
   });
   app.use((_req, _res, next) => RequestContext.create(ctx.orm.em, next));
-  app.use(express.json({ limit: '1mb', strict: true }));
+  // Path ids reach handlers decoded; refuse NUL here so no route, with or without a params schema, passes one on
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (/%00/i.test(req.path)) {
+      return next(validationFailed(['path: must not contain NUL characters'], 'Invalid request path'));
+    }
+    next();
+  });
+  app.use(answerOptions);
+  app.use(
+    express.json({
+      limit: '1mb',
+      strict: true,
+      // nesting is bounded before parsing: deep bodies would overflow the stack of every recursive consumer
+      verify: (_req, _res, buf, encoding) => {
+        const bytes = /^utf-?8$/i.test(encoding) ? buf : Buffer.from(new TextDecoder(encoding).decode(buf));
+        if (jsonNestingExceeds(bytes, MAX_JSON_DEPTH)) {
+          throw validationFailed(
+            [`body: nests deeper than ${MAX_JSON_DEPTH} levels`],
+            `JSON body nests deeper than ${MAX_JSON_DEPTH} levels`,
+          );
+        }
+      },
+    }),
+  );
 
   mountHealth(app, ctx);
   mountDocs(app, registry, { temporalUiUrl: ctx.temporalUiUrl });
@@ -184,6 +208,13 @@ function errorHandler(ctx: AppContext) {
     const parserError = error as BodyParserError;
     if (error instanceof ApiError) {
       apiError = error;
+    } else if (isDatabaseUnavailable(error)) {
+      ctx.logger.warn(
+        { err: error, requestId: res.locals.requestId, path: req.path },
+        'database unavailable',
+      );
+      apiError = new ApiError(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly');
+      if (!res.headersSent) res.setHeader('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
     } else if (parserError?.type === 'entity.too.large') {
       apiError = new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body exceeds the 1 MiB limit');
     } else if (parserError?.type === 'entity.parse.failed') {
@@ -199,4 +230,91 @@ function errorHandler(ctx: AppContext) {
     if (res.headersSent) return;
     res.status(apiError.status).json(apiError.toBody());
   };
+}
+
+/** Seconds a client is asked to wait after a 503 caused by a database outage. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Error codes of a database that cannot be reached or dropped the connection (pg, knex, Node sockets). */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+  '57P01', // admin_shutdown (connections terminated)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down, recovering)
+  '53300', // too_many_connections
+]);
+
+const CONNECTION_ERROR_MESSAGES =
+  /Connection terminated|Connection ended unexpectedly|timeout exceeded when trying to connect|Timeout acquiring a connection|Client has encountered a connection error|Connection is closed|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/**
+ * True for errors that mean the database is unreachable rather than that the request is wrong:
+ * MikroORM's ConnectionException, knex's pool acquire timeout, pg's socket errors and terminated
+ * connections, and SQLSTATE class 08 (connection exception) and 57P0x. Looks through `cause` and
+ * AggregateError's `errors` (a refused connection to each resolved address).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const pending: unknown[] = [error];
+  for (let seen = 0; pending.length > 0 && seen < 20; seen++) {
+    const current = pending.pop() as {
+      name?: unknown;
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    } | null;
+    if (current === null || typeof current !== 'object') continue;
+    if (current instanceof ApiError) return false;
+    const code = typeof current.code === 'string' ? current.code : '';
+    if (CONNECTION_ERROR_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+    if (current.name === 'ConnectionException' || current.name === 'KnexTimeoutError') return true;
+    if (typeof current.message === 'string' && CONNECTION_ERROR_MESSAGES.test(current.message)) return true;
+    if (current.cause) pending.push(current.cause);
+    if (Array.isArray(current.errors)) pending.push(...current.errors);
+  }
+  return false;
+}
+
+interface RouterLayer {
+  match(path: string): false | { path: string };
+  route?: { _methods(): string[] };
+  handle?: { stack?: RouterLayer[] };
+}
+
+/** Methods the app routes for `path`, walking the Express router and every router mounted in it. */
+function routedMethods(stack: RouterLayer[], path: string, into: Set<string>): void {
+  for (const layer of stack) {
+    const matched = layer.match(path);
+    if (!matched) continue;
+    if (layer.route) {
+      for (const method of layer.route._methods()) into.add(method);
+    } else if (layer.handle?.stack) {
+      routedMethods(layer.handle.stack, path.slice(matched.path.length) || '/', into);
+    }
+  }
+}
+
+/**
+ * `OPTIONS` on a routed path: 204 with `Allow` naming its methods, instead of Express's plain-text
+ * default; no CORS headers. An unrouted path goes on to the JSON 404.
+ */
+function answerOptions(req: Request, res: Response, next: NextFunction): void {
+  const methods = new Set<string>();
+  if (req.method === 'OPTIONS') {
+    const router = (req.app as unknown as { router?: { stack?: RouterLayer[] } }).router;
+    routedMethods(router?.stack ?? [], req.path, methods);
+  }
+  if (methods.size === 0) {
+    next();
+    return;
+  }
+  methods.add('OPTIONS');
+  res.setHeader('Allow', [...methods].sort().join(', '));
+  res.status(204).end();
 }
