@@ -7,11 +7,15 @@ import {
   resolveDependencies,
   startWorker,
 } from '../app/runtime';
+import { createLogger, resolveLogFormat } from '../logging/logger';
 import { loadConfigOrExit } from './config';
 
 /** Development: API + worker in one process, with embedded dependencies when none are configured. */
 async function main(): Promise<void> {
-  const { config, logger } = loadConfigOrExit('start');
+  const { config } = loadConfigOrExit('start');
+  // in a terminal, readable lines instead of JSON (LOG_FORMAT forces either)
+  const format = resolveLogFormat(config.logFormat, { prettyInTerminal: true });
+  const logger = createLogger(config.logLevel, 'voice-platform-start', undefined, format);
   const deps = await resolveDependencies(config, logger, true);
   const ctx = await buildContext(config, logger, deps, { migrate: true, registerSearchAttributes: true });
   // embedded PGlite serves one connection: the dispatcher then polls instead of LISTENing

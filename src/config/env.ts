@@ -21,6 +21,7 @@ const envSchema = z.object({
   PUBLIC_URL: optionalString.pipe(z.url().optional()),
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: optionalString.pipe(z.enum(['json', 'pretty']).optional()),
 
   DATABASE_URL: optionalString,
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
@@ -87,6 +88,8 @@ export interface Config {
   publicUrl?: string;
   dataDir: string;
   logLevel: RawEnv['LOG_LEVEL'];
+  /** `LOG_FORMAT`; unset: readable lines for `npm start` in a terminal, JSON lines otherwise. */
+  logFormat?: 'json' | 'pretty';
   database: { url?: string; poolMax: number };
   temporal: {
     address?: string;
@@ -136,6 +139,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL,
     dataDir: path.resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
