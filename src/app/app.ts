@@ -18,12 +18,14 @@ import { mountHealth } from '../health/health.routes';
 import { ApiRoot } from '../http/api-router';
 import { ApiError, validationFailed } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
+import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountToolRoutes } from '../tools/tools.routes';
+import { mountVoiceRoutes } from '../voices/voices.routes';
 import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
 import { mountWorkflowRoutes } from '../workflows/workflows.routes';
 import type { AppContext } from './context';
@@ -102,6 +104,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     }),
   );
 
+  if (ctx.config.env === 'test') app.use('/api', checkResponses());
   mountHealth(app, ctx);
   mountDocs(app, registry, { temporalUiUrl: ctx.temporalUiUrl });
 
@@ -111,7 +114,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     platform: new ApiRoot<PlatformAuth>(
       {
         basePath: API_ROOTS.platform,
-        tag: 'Platform API v2',
+        name: 'Platform API v2',
         security: 'apiKey',
         authenticate: platformAuthenticator(ctx),
         limit: (_req, res, auth, rateClass) =>
@@ -124,7 +127,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     platformPublic: new ApiRoot<null>(
       {
         basePath: API_ROOTS.platform,
-        tag: 'Platform API v2',
+        name: 'Platform API v2',
         authenticate: () => null,
         limit: (req, res) => ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown'),
       },
@@ -133,7 +136,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     console: new ApiRoot<ConsoleAuth>(
       {
         basePath: API_ROOTS.console,
-        tag: 'Console API v1',
+        name: 'Console API v1',
         security: 'idToken',
         authenticate: consoleAuthenticator(ctx),
         limit: (_req, res, auth, rateClass) =>
@@ -145,6 +148,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     marketplaceUser: new ApiRoot<MarketplaceUser>(
       {
         basePath: API_ROOTS.marketplace,
+        name: 'Marketplace API',
         tag: 'Marketplace',
         security: 'marketplaceUser',
         authenticate: authenticateMarketplaceUser,
@@ -154,6 +158,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     marketplacePublisher: new ApiRoot<MarketplacePublisher>(
       {
         basePath: API_ROOTS.marketplace,
+        name: 'Marketplace API',
         tag: 'Marketplace',
         security: 'marketplacePublisher',
         authenticate: authenticateMarketplacePublisher,
@@ -163,6 +168,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     admin: new ApiRoot<AdminAuth>(
       {
         basePath: API_ROOTS.admin,
+        name: 'Operator API',
         tag: 'Operators',
         security: 'adminToken',
         authenticate: adminAuthenticator(ctx.config.adminToken),
@@ -174,6 +180,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
 
   mountAccountRoutes(roots.console);
   mountKeyRoutes(roots.console, ctx);
+  mountVoiceRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);
   mountEventRoutes(roots.platform, ctx);

@@ -3,7 +3,7 @@ import type { AppContext } from '../app/context';
 import type { Plan } from '../config/env';
 import { preparedStatement } from '../db/prepared';
 import { forbidden, unauthorized } from '../http/errors';
-import type { Environment } from '../keys/api-key.entity';
+import type { Environment } from '../common/owner';
 import { API_KEY_PATTERN, hashApiKey } from '../keys/key-material';
 import { bearerToken } from './bearer';
 

@@ -18,7 +18,7 @@ export function declareResponseSchema(res: Response, schema: z.ZodType): void {
  * body against the route's success schema, an error body (status >= 400) against the error schema.
  * A mismatch is replaced by a 500 naming the problems, with `X-Response-Check: failed`, so the test
  * that made the request fails (test/support's client throws on that header whatever the status).
- * Routes outside the pipeline (health, docs) declare nothing and are not checked.
+ * Mounted on the API roots only: health probes and docs have shapes of their own.
  */
 export function checkResponses() {
   return (_req: Request, res: Response, next: NextFunction) => {

@@ -3,9 +3,6 @@ import { ownerAccountProperty } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 
-/** Declared in src/common/owner.ts; re-exported for modules that still import it from here (src/auth). */
-export { ENVIRONMENTS, type Environment } from '../common/owner';
-
 /** An API key record (`key_…`). Only the SHA-256 of the key is kept; the key itself is shown once. */
 export class ApiKey {
   [OptionalProps]?: 'id' | 'createdAt';
