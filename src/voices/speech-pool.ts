@@ -86,11 +86,15 @@ export class SpeechPool {
     this.maxQueue = options.maxQueue ?? 256;
   }
 
-  /** Starts the threads (once); each loads its engine in the background. */
+  /**
+   * Starts the threads (once); each loads its engine in the background. The first starts alone, the
+   * others once it is ready and has answered what was waiting (or a second later), so the first
+   * preview after start does not share the CPU with their start.
+   */
   start(): void {
     if (this.started || this.closed) return;
     this.started = true;
-    for (let i = 0; i < this.size; i++) this.spawn();
+    this.spawn();
   }
 
   /** Resolves once every thread has loaded its engine. */
@@ -141,6 +145,7 @@ export class SpeechPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.growTimer);
     const closedError = new PoolBusyError('The speech pool is closed');
     const slots = [...this.slots];
     this.slots.clear();
@@ -155,6 +160,24 @@ export class SpeechPool {
       if (slot.current) this.settle(slot.current, error);
       slot.current = undefined;
     }
+  }
+
+  private growTimer?: NodeJS.Timeout;
+
+  /** Starts the remaining threads when nothing waits, or after a second at the latest. */
+  private growSoon(): void {
+    if (this.closed || this.slots.size >= this.size || this.growTimer) return;
+    const grow = () => {
+      clearTimeout(this.growTimer);
+      this.growTimer = undefined;
+      while (!this.closed && this.slots.size < this.size) this.spawn();
+    };
+    if (this.queue.length === 0 && ![...this.slots].some((s) => s.current && s.current.resolve !== noop)) {
+      grow();
+      return;
+    }
+    this.growTimer = setTimeout(grow, 1000);
+    this.growTimer.unref();
   }
 
   private readyCount(): number {
@@ -175,11 +198,17 @@ export class SpeechPool {
     if (message.type === 'ready') {
       slot.ready = true;
       this.options.logger.debug({ startupMs: Math.round(message.startupMs) }, 'speech worker ready');
+      this.growSoon();
       if (this.readyCount() >= this.size) for (const resolve of this.readyWaiters.splice(0)) resolve();
     } else {
       const pending = slot.current;
       if (!pending || pending.job.id !== message.id) return;
       slot.current = undefined;
+      if (this.slots.size < this.size && this.queue.length === 0) {
+        clearTimeout(this.growTimer);
+        this.growTimer = undefined;
+        this.growSoon();
+      }
       if (message.type === 'done') {
         const { mp3, samples, sampleRate, synthMs } = message;
         this.settle(pending, undefined, { mp3, samples, sampleRate, synthMs });
