@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -56,6 +57,19 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: z.string().default('gpt-4o-mini'),
 
+  VOICE_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
+  VOICE_CACHE_MB: z.coerce.number().min(0).max(4096).default(32),
+  TTS_BASE_URL: optionalString.pipe(z.url().optional()),
+  TTS_API_KEY: optionalString,
+  TTS_MODEL: z.string().min(1).default('tts-1'),
+  TTS_VOICES: z
+    .string()
+    .default('alloy,echo,fable,onyx,nova,shimmer')
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(
+      z.array(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be voice names separated by commas')).min(1),
+    ),
+
   DEFAULT_PLAN: z.enum(PLANS).default('free'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -111,6 +125,15 @@ export interface Config {
    */
   outbound: { allowPrivate: boolean; allowHttp: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
+  /**
+   * Voice previews: `workers` speech threads (`VOICE_WORKERS`, default up to 2 by cores), an LRU cache
+   * of `cacheBytes` (`VOICE_CACHE_MB`), and an optional OpenAI-compatible speech endpoint (`TTS_*`).
+   */
+  voices: {
+    workers: number;
+    cacheBytes: number;
+    tts?: { baseUrl: string; apiKey?: string; model: string; voices: string[] };
+  };
   defaultPlan: Plan;
   rateLimits: { enabled: boolean; anonymousPerMinute: number };
 }
@@ -173,6 +196,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',
     },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    voices: {
+      workers: e.VOICE_WORKERS ?? Math.max(1, Math.min(2, os.availableParallelism())),
+      cacheBytes: Math.round(e.VOICE_CACHE_MB * 1024 * 1024),
+      tts: e.TTS_BASE_URL
+        ? { baseUrl: e.TTS_BASE_URL, apiKey: e.TTS_API_KEY, model: e.TTS_MODEL, voices: e.TTS_VOICES }
+        : undefined,
+    },
     defaultPlan: e.DEFAULT_PLAN,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', anonymousPerMinute: e.ANONYMOUS_RATE_LIMIT },
   };
