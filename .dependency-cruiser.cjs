@@ -2,6 +2,7 @@
  * Import rules, checked by `npm run lint` (dependency-cruiser).
  *
  * - no-circular: no import cycles anywhere, type-only imports included (tsPreCompilationDeps).
+ * - context-imports-no-area: src/app/context.ts imports platform layers only, never an area.
  * - workflows-only-pure: Temporal workflow code runs in the deterministic workflow sandbox. Files in
  *   workflows/, and the pure modules they use, may import only @temporalio/workflow, each other and
  *   the allow-list below; type-only imports (erased at compile time) are always allowed. This is
@@ -39,6 +40,17 @@ module.exports = {
       to: {
         dependencyTypesNot: ['type-only'],
         pathNot: ['^workflows/', ...PURE_MODULES, ...PURE_PACKAGES],
+      },
+    },
+    {
+      name: 'context-imports-no-area',
+      severity: 'error',
+      comment:
+        'The application context is built from platform layers only; an area that needs something in it ' +
+        'declares the interface in src/common (as McpConnections and Speech are).',
+      from: { path: '^src/app/context[.]ts$' },
+      to: {
+        pathNot: ['^src/(common|config|logging|db|crypto|auth|ratelimit)/', '^node_modules/'],
       },
     },
     {

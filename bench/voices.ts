@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   try {
     const first = await preview('Hello! This is the very first preview after the API started.');
     const firstMs = performance.now() - started;
-    await ctx.speech.pool.warmed();
+    await ctx.speech.warmed();
     const warmMs = performance.now() - started;
 
     const uncached: number[] = [];
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     const hi = stats(idle);
     const hl = stats(loaded);
     console.log(
-      `\nbench:voices — ${os.availableParallelism()} cores, ${ctx.speech.pool.size} speech threads, ${PREVIEWS} previews of 60 characters (${VOICE})\n`,
+      `\nbench:voices — ${os.availableParallelism()} cores, ${ctx.speech.stats().pool.threads} speech threads, ${PREVIEWS} previews of 60 characters (${VOICE})\n`,
     );
     console.log(
       `first preview after start:   ${ms(firstMs)} (threads starting; the preview itself ${ms(first.ms)})   target ≤ 1000 ms`,

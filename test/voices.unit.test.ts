@@ -5,8 +5,8 @@ import { createLogger } from '../src/logging/logger';
 import { AudioFormatError, audioInfo, parseMp3, parseWav, sniffAudio } from '../src/voices/audio';
 import { ByteLru } from '../src/voices/byte-lru';
 import { SpeechPool } from '../src/voices/speech-pool';
-import { ESPEAK_CATALOG, GENDERS, remoteVoiceId } from '../src/voices/voices.catalog';
-import { catalog, findVoice, listVoices } from '../src/voices/voices.service';
+import { catalog, ESPEAK_CATALOG, GENDERS, remoteVoiceId } from '../src/voices/voices.catalog';
+import { findVoice, listVoices } from '../src/voices/voices.service';
 
 /** A mono 16-bit PCM WAV file of `samples` samples (a sine at 440 Hz). */
 function sineWav(samples: number, sampleRate = 24_000, declaredDataSize?: number): Buffer {

@@ -1,12 +1,12 @@
 import type { Client } from '@temporalio/client';
 import type { IdTokenVerifier } from '../auth/id-token';
 import type { McpConnections } from '../common/mcp-connections';
+import type { Speech } from '../common/speech';
 import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logging/logger';
 import type { RateLimits } from '../ratelimit/rate-limits';
-import type { SpeechSynthesizer } from '../voices/speech';
 
 /** Everything a request handler or activity needs, built once per process. */
 export interface AppContext {
@@ -20,7 +20,7 @@ export interface AppContext {
   rateLimits: RateLimits;
   verifyIdToken: IdTokenVerifier;
   /** Voice previews: speech worker threads (started by the app) and their cache (closed with the context). */
-  speech: SpeechSynthesizer;
+  speech: Speech;
   /**
    * Set where this process also runs a worker (npm start): a client on that worker's connection, so
    * voice-workflow executions start eagerly (the first workflow task comes back with the start

@@ -1,9 +1,9 @@
 import type { Request } from 'express';
 import type { AppContext } from '../app/context';
+import type { Environment } from '../common/owner';
 import type { Plan } from '../config/env';
 import { preparedStatement } from '../db/prepared';
 import { forbidden, unauthorized } from '../http/errors';
-import type { Environment } from '../common/owner';
 import { API_KEY_PATTERN, hashApiKey } from '../keys/key-material';
 import { bearerToken } from './bearer';
 

@@ -7,7 +7,10 @@ export function loadConfigOrExit(processName: string): { config: Config; logger:
     const config = loadConfig();
     // JSON lines unless LOG_FORMAT=pretty: these processes run under supervisors that collect logs.
     const format = resolveLogFormat(config.logFormat, { prettyInTerminal: false });
-    return { config, logger: createLogger(config.logLevel, `voice-platform-${processName}`, undefined, format) };
+    return {
+      config,
+      logger: createLogger(config.logLevel, `voice-platform-${processName}`, undefined, format),
+    };
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

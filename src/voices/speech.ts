@@ -1,21 +1,22 @@
+import type { Speech, SpeechPreview, SpeechStats } from '../common/speech';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { dataUrl } from './audio';
 import { ByteLru } from './byte-lru';
 import { remoteSpeech } from './remote-tts';
 import { SpeechPool } from './speech-pool';
-import { type CatalogVoice, ESPEAK_CATALOG, type EspeakSettings, engineVoiceName } from './voices.catalog';
+import {
+  type CatalogVoice,
+  ESPEAK_CATALOG,
+  type EspeakSettings,
+  engineVoiceName,
+  findCatalogVoice,
+} from './voices.catalog';
 
 const engineJob = (s: EspeakSettings) => ({ engineVoice: engineVoiceName(s), rate: s.rate, pitch: s.pitch });
 
 /** SPEC 2.11's preview result. */
-export interface Preview {
-  /** `data:audio/mpeg;base64,…` (or `audio/wav` when a remote provider answers WAV). */
-  audioUrl: string;
-  /** Seconds of audio, from the sample count (or the provider's MP3 frames / WAV header). */
-  duration: number;
-  text: string;
-}
+export type Preview = SpeechPreview;
 
 /** Thrown for text that produces no audio at all (only punctuation, for instance). */
 export class NothingToSayError extends Error {
@@ -30,7 +31,7 @@ export class NothingToSayError extends Error {
  * OpenAI-compatible endpoint. Results are cached by voice and text in an LRU bounded by bytes, and
  * identical previews in flight are made once.
  */
-export class SpeechSynthesizer {
+export class SpeechSynthesizer implements Speech {
   readonly pool: SpeechPool;
   private readonly cache: ByteLru<string, Preview>;
   private readonly inflight = new Map<string, Promise<Preview>>();
@@ -53,6 +54,16 @@ export class SpeechSynthesizer {
     this.pool.start();
   }
 
+  warmed(): Promise<void> {
+    return this.pool.warmed();
+  }
+
+  /** `text` in the catalog voice `voiceId` (remote voices included when configured); undefined when unknown. */
+  async speak(voiceId: string, text: string): Promise<{ preview: Preview; cached: boolean } | undefined> {
+    const voice = findCatalogVoice(voiceId, this.config);
+    return voice && this.preview(voice, text);
+  }
+
   /** The preview of `text` in `voice`, from the cache when it was made before. */
   async preview(voice: CatalogVoice, text: string): Promise<{ preview: Preview; cached: boolean }> {
     const key = `${voice.id}\n${text}`;
@@ -61,7 +72,7 @@ export class SpeechSynthesizer {
     return { preview: await this.make(voice, text), cached: false };
   }
 
-  stats() {
+  stats(): SpeechStats {
     return { pool: this.pool.stats(), cache: { entries: this.cache.size, bytes: this.cache.bytes } };
   }
 

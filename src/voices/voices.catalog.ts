@@ -4,6 +4,8 @@
  * its voices. Ids are stable: personas store them as `voice.voice_id`.
  */
 
+import type { Config } from '../config/env';
+
 export const GENDERS = ['male', 'female', 'neutral'] as const;
 export type Gender = (typeof GENDERS)[number];
 
@@ -377,4 +379,26 @@ export function remoteCatalog(names: readonly string[]): CatalogVoice[] {
       remoteVoice: name,
     };
   });
+}
+
+/** What the catalog depends on: whether an OpenAI-compatible endpoint is configured, and its voices. */
+export type CatalogConfig = Pick<Config, 'voices'>;
+
+const remoteCatalogs = new WeakMap<object, CatalogVoice[]>();
+
+/** Every voice: the built-in eSpeak NG voices, then the configured endpoint's (if any). */
+export function catalog(config?: CatalogConfig): readonly CatalogVoice[] {
+  const tts = config?.voices.tts;
+  if (!tts) return ESPEAK_CATALOG;
+  let all = remoteCatalogs.get(tts);
+  if (!all) {
+    all = [...ESPEAK_CATALOG, ...remoteCatalog(tts.voices)];
+    remoteCatalogs.set(tts, all);
+  }
+  return all;
+}
+
+/** The catalog voice with this id (engine settings included), or undefined. */
+export function findCatalogVoice(id: string, config?: CatalogConfig): CatalogVoice | undefined {
+  return catalog(config).find((v) => v.id === id);
 }

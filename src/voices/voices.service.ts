@@ -1,13 +1,13 @@
 import type { AppContext } from '../app/context';
-import type { Config } from '../config/env';
 import { ApiError, notFound, validationFailed } from '../http/errors';
 import { NothingToSayError, type Preview } from './speech';
 import { PoolBusyError } from './speech-pool';
 import {
+  type CatalogConfig,
   type CatalogVoice,
-  ESPEAK_CATALOG,
+  catalog,
+  findCatalogVoice,
   type Gender,
-  remoteCatalog,
   type Voice,
   type VoiceProvider,
 } from './voices.catalog';
@@ -19,31 +19,10 @@ export interface VoiceFilters {
   provider?: VoiceProvider;
 }
 
-/** What the catalog depends on: whether an OpenAI-compatible endpoint is configured, and its voices. */
-type CatalogConfig = Pick<Config, 'voices'>;
-
-const remoteCatalogs = new WeakMap<object, CatalogVoice[]>();
-
-/** Every voice: the built-in eSpeak NG voices, then the configured endpoint's (if any). */
-export function catalog(config?: CatalogConfig): readonly CatalogVoice[] {
-  const tts = config?.voices.tts;
-  if (!tts) return ESPEAK_CATALOG;
-  let all = remoteCatalogs.get(tts);
-  if (!all) {
-    all = [...ESPEAK_CATALOG, ...remoteCatalog(tts.voices)];
-    remoteCatalogs.set(tts, all);
-  }
-  return all;
-}
-
 /** The API's view of a voice (no engine settings). */
 export function publicVoice(v: CatalogVoice): Voice {
   const { id, name, description, gender, category, tags, provider, language, sampleText } = v;
   return { id, name, description, gender, category, tags: [...tags], provider, language, sampleText };
-}
-
-function findCatalogVoice(id: string, config?: CatalogConfig): CatalogVoice | undefined {
-  return catalog(config).find((v) => v.id === id);
 }
 
 /**
@@ -77,10 +56,10 @@ export async function previewVoice(
   ctx: Pick<AppContext, 'config' | 'speech'>,
   input: { voice_id: string; text: string },
 ): Promise<Preview> {
-  const voice = findCatalogVoice(input.voice_id, ctx.config);
-  if (!voice) throw notFound('Voice');
   try {
-    return (await ctx.speech.preview(voice, input.text)).preview;
+    const spoken = await ctx.speech.speak(input.voice_id, input.text);
+    if (!spoken) throw notFound('Voice');
+    return spoken.preview;
   } catch (error) {
     if (error instanceof NothingToSayError) throw validationFailed(['text: has nothing to speak']);
     if (error instanceof PoolBusyError) {
