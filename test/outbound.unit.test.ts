@@ -107,7 +107,7 @@ describe('outbound HTTP guard (SSRF)', () => {
           res.writeHead(302, { location: '/elsewhere' });
           return res.end();
         }
-        if (req.url === '/slow') return setTimeout(() => res.end('late'), 2_000);
+        if (req.url === '/slow') return setTimeout(() => res.end('late'), 2_000).unref();
         if (req.url === '/big') return res.end('x'.repeat(100_000));
         res.end('ok');
       });

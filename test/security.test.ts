@@ -206,39 +206,50 @@ describe('shared HTTP pipeline hardening', () => {
   });
 });
 
-/** A TCP proxy in front of PostgreSQL that the test can take down (refusing and cutting connections) and bring back. */
+/**
+ * A TCP proxy in front of PostgreSQL that the test can take down (cutting every connection and
+ * dropping new ones at once) and bring back. It keeps its port throughout, so no other process can
+ * take it in between.
+ */
 async function startDatabaseProxy(target: { host: string; port: number }) {
   const sockets = new Set<net.Socket>();
-  let server: net.Server | undefined;
-  let port = 0;
-  const up = async () => {
-    if (server) return;
-    server = net.createServer((client) => {
-      const upstream = net.connect(target.port, target.host);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    const listening = server;
-    await new Promise<void>((resolve, reject) => {
-      listening.once('error', reject);
-      listening.listen(port, '127.0.0.1', resolve);
-    });
-    port = (listening.address() as net.AddressInfo).port;
-  };
-  const down = async () => {
-    const closing = server;
-    server = undefined;
-    if (!closing) return;
-    const closed = new Promise((resolve) => closing.close(resolve));
+  let accepting = true;
+  const server = net.createServer((client) => {
+    if (!accepting) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const cut = () => {
     for (const s of sockets) s.destroy();
-    await closed;
   };
-  await up();
-  return { port: () => port, up, down };
+  return {
+    port: () => (server.address() as net.AddressInfo).port,
+    up: () => {
+      accepting = true;
+    },
+    down: () => {
+      accepting = false;
+      cut();
+    },
+    close: async () => {
+      accepting = false;
+      const closed = new Promise((resolve) => server.close(resolve));
+      cut();
+      await closed;
+    },
+  };
 }
 
 describe('database outage', () => {
@@ -260,10 +271,13 @@ describe('database outage', () => {
     dev = await newDeveloper(app, 'outage');
   });
   afterAll(async () => {
-    await proxy.up();
-    await app?.close();
-    await proxy.down();
-    jest.restoreAllMocks();
+    proxy?.up();
+    try {
+      await app?.close();
+    } finally {
+      await proxy?.close();
+      jest.restoreAllMocks();
+    }
   });
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After while the database is unreachable, then recovers', async () => {
@@ -273,7 +287,7 @@ describe('database outage', () => {
     ];
     for (const res of await Promise.all(requests())) expect(res.status).toBe(200);
 
-    await proxy.down(); // pooled connections are cut, new ones refused
+    proxy.down(); // pooled connections are cut, new ones dropped
     for (let round = 0; round < 2; round++) {
       for (const res of await Promise.all(requests())) {
         expect(res.status).toBe(503);
@@ -286,7 +300,7 @@ describe('database outage', () => {
       }
     }
 
-    await proxy.up();
+    proxy.up();
     for (const res of await Promise.all(requests())) expect(res.status).toBe(200);
   });
 });
