@@ -46,7 +46,10 @@ async function eventsOf(type: string, toolId: string) {
   const rows = await app.ctx.orm.em
     .fork()
     .getConnection()
-    .execute(`select payload from events where type = ? and payload like ?`, [type, `%${toolId}%`]);
+    .execute(`select payload from events where type = ? and payload like ? order by created_at, id`, [
+      type,
+      `%${toolId}%`,
+    ]);
   return rows.map((r) => JSON.parse(r.payload as string));
 }
 
