@@ -15,10 +15,11 @@ const PURE_MODULES = [
   '^src/workflows/expressions[.]ts$',
   '^src/workflows/templates[.]ts$',
   '^src/workflows/paths[.]ts$',
+  '^src/temporal/search-attributes[.]ts$',
 ];
 
 /** Packages workflow code may import (besides @temporalio/workflow). */
-const PURE_PACKAGES = ['^node_modules/@temporalio/workflow/', '^node_modules/jsep/'];
+const PURE_PACKAGES = ['^node_modules/@temporalio/(workflow|common)/', '^node_modules/jsep/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

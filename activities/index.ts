@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
+import { createReviewActivities } from './reviews';
 import { createSystemActivities } from './system';
 import { createVoiceWorkflowActivities } from './voice-workflows';
 import { createWebhookActivities } from './webhooks';
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createVoiceWorkflowActivities(deps),
     ...createHousekeepingActivities(deps),
+    ...createReviewActivities(deps),
   };
 }
 

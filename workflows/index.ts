@@ -1,5 +1,6 @@
 /** Every workflow the worker registers. Keep workflow code deterministic: no I/O, only activities. */
 export * from './deliver-webhook';
 export * from './housekeeping';
+export * from './review-persona';
 export * from './run-voice-workflow';
 export * from './system-ping';

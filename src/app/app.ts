@@ -23,6 +23,8 @@ import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
+import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
+import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
@@ -181,6 +183,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountAccountRoutes(roots.console);
   mountKeyRoutes(roots.console, ctx);
   mountVoiceRoutes(roots.console, ctx);
+  mountPersonaRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);
   mountEventRoutes(roots.platform, ctx);
@@ -190,6 +193,8 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountToolRoutes(roots.platform, ctx);
   mountWorkflowRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
+  mountReviewRoutes(roots.admin, ctx);
+  mountPersonaReviewRoutes(roots.admin, ctx);
 
   app.use(API_ROOTS.platform, roots.platformPublic.router, roots.platform.router);
   app.use(API_ROOTS.console, roots.console.router);

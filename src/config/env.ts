@@ -70,6 +70,9 @@ const envSchema = z.object({
       z.array(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be voice names separated by commas')).min(1),
     ),
 
+  REVIEW_SLA_BUSINESS_DAYS: z.coerce.number().int().min(1).max(60).default(5),
+  REVIEW_SLA_SECONDS: z.coerce.number().int().min(1).optional(),
+
   DEFAULT_PLAN: z.enum(PLANS).default('free'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -118,6 +121,12 @@ export interface Config {
   adminToken?: string;
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
+  /**
+   * Operator reviews (personas, marketplace items) are due `slaBusinessDays` business days (Monday to
+   * Friday, UTC) after submission; `slaSeconds`, when set, replaces that with a plain duration (tests,
+   * demos). Past it a review is shown as overdue.
+   */
+  reviews: { slaBusinessDays: number; slaSeconds?: number };
   /**
    * Outbound calls (webhooks, tools, MCP, OAuth): `allowPrivate` lets them reach private, loopback,
    * link-local and metadata addresses; `allowHttp` allows plain `http:` URLs. Both off in production
@@ -191,6 +200,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    reviews: { slaBusinessDays: e.REVIEW_SLA_BUSINESS_DAYS, slaSeconds: e.REVIEW_SLA_SECONDS },
     outbound: {
       allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
       allowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',

@@ -3,6 +3,8 @@ import { EventSchema } from '../events/event.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
 import { McpServerSchema } from '../mcp/mcp-server.entity';
 import { OAuthAuthorizationSchema, OAuthProviderSchema, OAuthTokenSchema } from '../oauth/oauth.entity';
+import { PersonaSchema } from '../personas/persona.entity';
+import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { ToolSchema } from '../tools/tool.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
@@ -25,4 +27,6 @@ export const entities = [
   ToolSchema,
   WorkflowDefinitionSchema,
   WorkflowExecutionSchema,
+  PersonaSchema,
+  ReviewSchema,
 ];

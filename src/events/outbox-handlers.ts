@@ -1,3 +1,4 @@
+import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createWebhookOutboxHandler } from '../webhooks/outbox';
 import { createWorkflowOutboxHandler } from '../workflows/outbox';
 import type { OutboxDeps, OutboxHandler } from './outbox';
@@ -7,5 +8,9 @@ import type { OutboxDeps, OutboxHandler } from './outbox';
  * of events, or with workflows to start after commit, adds its factory here (see outbox.ts).
  */
 export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
-  return [createWebhookOutboxHandler(deps), createWorkflowOutboxHandler(deps)];
+  return [
+    createWebhookOutboxHandler(deps),
+    createWorkflowOutboxHandler(deps),
+    createReviewOutboxHandler(deps),
+  ];
 }

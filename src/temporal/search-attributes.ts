@@ -12,13 +12,16 @@ export type SearchAttributeTypeName =
 
 /**
  * Custom search attributes set on the platform's executions, so an operator can filter the Temporal
- * Web UI by account, webhook, event type or workflow definition. Safe to import from workflow code.
+ * Web UI by account, webhook, event type, workflow definition, persona, review kind or overdue review. Safe to import from workflow code.
  */
 export const SEARCH_ATTRIBUTES = {
   AccountId: 'Keyword',
   WebhookId: 'Keyword',
   EventType: 'Keyword',
   WorkflowDefinitionId: 'Keyword',
+  PersonaId: 'Keyword',
+  ReviewKind: 'Keyword',
+  ReviewOverdue: 'Bool',
 } as const satisfies Record<string, SearchAttributeTypeName>;
 
 export const AccountIdKey = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
@@ -28,3 +31,6 @@ export const WorkflowDefinitionIdKey = defineSearchAttributeKey(
   'WorkflowDefinitionId',
   SearchAttributeType.KEYWORD,
 );
+export const PersonaIdKey = defineSearchAttributeKey('PersonaId', SearchAttributeType.KEYWORD);
+export const ReviewKindKey = defineSearchAttributeKey('ReviewKind', SearchAttributeType.KEYWORD);
+export const ReviewOverdueKey = defineSearchAttributeKey('ReviewOverdue', SearchAttributeType.BOOL);

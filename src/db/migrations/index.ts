@@ -3,6 +3,7 @@ import { Migration20261121000000Foundation } from './Migration20261121000000Foun
 import { Migration20261121100000Webhooks } from './Migration20261121100000Webhooks';
 import { Migration20261121200000ToolsOAuth } from './Migration20261121200000ToolsOAuth';
 import { Migration20261121300000Workflows } from './Migration20261121300000Workflows';
+import { Migration20261123000000Personas } from './Migration20261123000000Personas';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121100000Webhooks', class: Migration20261121100000Webhooks },
   { name: 'Migration20261121200000ToolsOAuth', class: Migration20261121200000ToolsOAuth },
   { name: 'Migration20261121300000Workflows', class: Migration20261121300000Workflows },
+  { name: 'Migration20261123000000Personas', class: Migration20261123000000Personas },
 ];

@@ -1,0 +1,24 @@
+import { personaReviewSubject } from '../src/personas/persona-review';
+import { applyReviewDecision, markReviewOverdue, type ReviewSubjects } from '../src/reviews/decisions';
+import type { ReviewDecision } from '../src/reviews/statuses';
+import type { ActivityDeps } from './deps';
+
+/** How each kind of review's decision changes its subject. */
+const SUBJECTS: ReviewSubjects = {
+  persona: personaReviewSubject,
+  marketplace_item: async () => {
+    throw new Error('Marketplace reviews are not available yet');
+  },
+};
+
+/** Operator reviews' activities: record a decision (and apply it), mark a review overdue. Both idempotent. */
+export function createReviewActivities({ orm }: ActivityDeps) {
+  return {
+    applyReviewDecision(input: { reviewId: string; decision: ReviewDecision; notes?: string }) {
+      return applyReviewDecision(orm.em.fork(), SUBJECTS, input);
+    },
+    markReviewOverdue(input: { reviewId: string }) {
+      return markReviewOverdue(orm.em.fork(), input.reviewId);
+    },
+  };
+}

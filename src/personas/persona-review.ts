@@ -1,0 +1,140 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AppContext } from '../app/context';
+import { ApiError, conflict, notFound } from '../http/errors';
+import { reviewDueBy } from '../reviews/due';
+import { Review, reviewId } from '../reviews/review.entity';
+import type { OperatorDecision, ReviewOutcome } from '../reviews/review-types';
+import { cancelReviewWorkflow, startReviewWorkflow } from '../reviews/review-workflows';
+import type { ReviewDecision } from '../reviews/statuses';
+import { Persona } from './persona.entity';
+import type { ReviewDecisionInput } from './personas.schemas';
+import { findPersona, personaView, refuseUnlessEditable, validatePersona } from './personas.service';
+
+export const SUBMITTED_MESSAGE =
+  'Persona submitted for review. Review takes 2-5 business days; you will see the decision and any notes on the persona.';
+
+type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
+
+/** Starts a committed review's workflow; if Temporal cannot be reached the outbox handler starts it later. */
+async function startCommittedReview(ctx: Ctx, em: EntityManager, review: Review): Promise<void> {
+  try {
+    await startReviewWorkflow(ctx.temporal, ctx.config, review);
+    await em.nativeUpdate(Review, { id: review.id }, { workflowStartedAt: new Date() });
+  } catch (error) {
+    ctx.logger.warn(
+      { err: error, reviewId: review.id },
+      'review workflow not started yet; the dispatcher will',
+    );
+  }
+}
+
+/**
+ * POST /personas/:id/submit: a draft or rejected persona that passes validation becomes `submitted`
+ * and its review row is committed in the same transaction (workflow id `review-<id>-<n>`); the review
+ * workflow starts after commit.
+ */
+export async function submitPersona(ctx: Ctx, em: EntityManager, accountId: string, id: string) {
+  const review = await em.transactional(async (tem) => {
+    const persona = await findPersona(tem, accountId, id, true);
+    refuseUnlessEditable(persona, 'submitted');
+    const result = await validatePersona(tem, ctx.config, persona);
+    if (!result.valid) {
+      throw conflict('Persona does not pass validation; fix the errors and submit again', result.errors);
+    }
+    const now = new Date();
+    const submission = persona.submissions + 1;
+    tem.assign(persona, { status: 'submitted', submissions: submission, submittedAt: now });
+    return tem.create(Review, {
+      id: reviewId(persona.id, submission),
+      kind: 'persona',
+      subjectId: persona.id,
+      accountId,
+      subjectName: persona.name,
+      submission,
+      submittedAt: now,
+      dueBy: reviewDueBy(ctx.config, now),
+    });
+  });
+  await startCommittedReview(ctx, em, review);
+  return { success: true as const, status: 'submitted' as const, message: SUBMITTED_MESSAGE };
+}
+
+/**
+ * DELETE /personas/:id: a published persona cannot be deleted (unpublish it first); a submitted one
+ * withdraws its review (marked in the same transaction, its workflow cancelled after commit).
+ */
+export async function deletePersona(ctx: Ctx, em: EntityManager, accountId: string, id: string) {
+  const withdrawn = await em.transactional(async (tem) => {
+    const persona = await findPersona(tem, accountId, id, true);
+    if (persona.status === 'published') {
+      throw conflict(`Persona ${persona.id} is published; unpublish it before deleting it`);
+    }
+    const pending = persona.status === 'submitted' ? reviewId(persona.id, persona.submissions) : undefined;
+    if (pending) await tem.nativeUpdate(Review, { id: pending, status: 'pending' }, { status: 'withdrawn' });
+    tem.remove(persona);
+    return pending;
+  });
+  if (withdrawn) {
+    // The review row is withdrawn already; a workflow that cannot be cancelled now ends at its timer.
+    await cancelReviewWorkflow(ctx.temporal, withdrawn).catch((error) =>
+      ctx.logger.warn({ err: error, reviewId: withdrawn }, 'could not cancel a withdrawn review workflow'),
+    );
+  }
+  return { success: true as const, id, deletedAt: new Date().toISOString() };
+}
+
+/**
+ * POST /api/admin/personas/:id/review: the operator's decision, sent to the review workflow as a
+ * Workflow Update; the workflow applies it, and the answer is the persona as it now is.
+ */
+export async function decidePersonaReview(
+  ctx: Ctx,
+  em: EntityManager,
+  id: string,
+  input: ReviewDecisionInput,
+) {
+  const persona = await em.findOne(Persona, { id });
+  if (!persona) throw notFound('Persona');
+  if (persona.status !== 'submitted') {
+    throw conflict(`Persona ${persona.id} is ${persona.status}, not under review`);
+  }
+  const review = await em.findOne(Review, { id: reviewId(persona.id, persona.submissions) });
+  if (review?.status !== 'pending') {
+    throw conflict(`Persona ${persona.id} is not under review`);
+  }
+  if (!review.workflowStartedAt) await startCommittedReview(ctx, em, review);
+  const decision: OperatorDecision = { decision: input.decision };
+  if (input.notes) decision.notes = input.notes;
+  try {
+    const outcome = await ctx.temporal.workflow
+      .getHandle(review.id)
+      .executeUpdate<ReviewOutcome, [typeof decision]>('decide', { args: [decision] });
+    if (outcome.status === 'withdrawn') throw conflict(`Persona ${persona.id} was withdrawn`);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (error instanceof WorkflowUpdateFailedError) {
+      throw conflict(`The review did not take the decision: ${error.cause?.message ?? error.message}`);
+    }
+    if (error instanceof WorkflowNotFoundError) throw conflict(`Persona ${persona.id} is not under review`);
+    if (error instanceof ServiceError) {
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Temporal is unavailable; retry the decision shortly');
+    }
+    throw error;
+  }
+  return personaView(em, await em.refreshOrFail(persona));
+}
+
+/** What a persona review's decision does, inside the transaction that records it. */
+export async function personaReviewSubject(
+  tem: EntityManager,
+  review: Review,
+  decision: ReviewDecision,
+  at: Date,
+): Promise<void> {
+  await tem.nativeUpdate(
+    Persona,
+    { id: review.subjectId, status: 'submitted', submissions: review.submission },
+    decision === 'approve' ? { status: 'published', publishedAt: at } : { status: 'rejected' },
+  );
+}

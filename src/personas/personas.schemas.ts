@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { timestamp } from '../http/envelope';
+import { REVIEW_DECISIONS } from '../reviews/statuses';
+import { PERSONA_CATEGORIES, PERSONA_RULES, PersonaManifestSchema } from './manifest';
+import { PERSONA_STATUSES } from './statuses';
+
+export const PersonaIdParams = z.object({ id: z.string().min(1).max(64) });
+
+export const PersonaManifestBody = z
+  .strictObject({ manifest: PersonaManifestSchema })
+  .meta({ id: 'PersonaManifestRequest' });
+export type PersonaManifestInput = z.infer<typeof PersonaManifestBody>;
+
+const status = z.enum(PERSONA_STATUSES).meta({
+  description:
+    '`draft` (editable) → `submitted` (under review) → `published` or `rejected` (editable, resubmittable); `published` → `draft` by unpublishing',
+});
+
+/** SPEC 2.10's list entry. */
+export const PersonaListEntry = z
+  .object({
+    id: z.string().meta({ example: 'persona_4fQk…' }),
+    name: z.string().meta({ description: '`identity.name` ("" while the draft has none)' }),
+    tagline: z.string(),
+    status,
+    category: z.string().meta({ description: '`knowledge.category` ("" while the draft has none)' }),
+    createdAt: timestamp(),
+    updatedAt: timestamp(),
+  })
+  .meta({ id: 'PersonaListEntry' });
+
+const Review = z
+  .object({
+    decision: z.enum(['approved', 'rejected']),
+    notes: z.string().nullable(),
+    decidedAt: timestamp(),
+  })
+  .meta({ id: 'PersonaReview', description: 'The last decided review' });
+
+export const PersonaDetail = PersonaListEntry.extend({
+  manifest: PersonaManifestSchema,
+  version: z.number().int().meta({ description: '1 at creation, +1 on every update' }),
+  review: Review.nullable(),
+  submittedAt: timestamp().nullable(),
+  publishedAt: timestamp().nullable(),
+}).meta({ id: 'Persona' });
+export type PersonaView = z.input<typeof PersonaDetail>;
+
+export const PersonaEnvelope = z.object({ persona: PersonaDetail });
+export const PersonaList = z.object({ personas: z.array(PersonaListEntry) });
+export const PersonaCategories = z.object({ categories: z.array(z.enum(PERSONA_CATEGORIES)) });
+
+export const PersonaValidation = z
+  .object({
+    valid: z.boolean(),
+    errors: z.array(z.string()).meta({ description: '`<path>: <problem>`; any error blocks submission' }),
+    warnings: z.array(z.string()).meta({ description: '`<path>: <problem>`; never block submission' }),
+  })
+  .meta({ id: 'PersonaValidation' });
+
+export const PersonaSubmitted = z.object({
+  success: z.literal(true),
+  status: z.literal('submitted'),
+  message: z.string(),
+});
+
+export const PersonaDeleted = z.object({ success: z.literal(true), id: z.string(), deletedAt: timestamp() });
+
+/** The rules as the OpenAPI document and README show them. */
+export const RULES_DESCRIPTION = [
+  'Errors (any one blocks submission):',
+  ...PERSONA_RULES.errors.map((r) => `- ${r}`),
+  '',
+  'Warnings (never block):',
+  ...PERSONA_RULES.warnings.map((r) => `- ${r}`),
+].join('\n');
+
+export const ReviewDecisionBody = z
+  .strictObject({
+    decision: z.enum(REVIEW_DECISIONS),
+    notes: z.string().trim().max(2000).optional().meta({ description: 'Shown to the developer' }),
+  })
+  .meta({ id: 'ReviewDecisionRequest' });
+export type ReviewDecisionInput = z.infer<typeof ReviewDecisionBody>;

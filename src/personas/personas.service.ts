@@ -1,0 +1,148 @@
+import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
+import type { Config } from '../config/env';
+import { conflict, notFound } from '../http/errors';
+import { Review } from '../reviews/review.entity';
+import { findCatalogVoice } from '../voices/voices.catalog';
+import { type PersonaManifest, type ValidationResult, validatePersonaManifest } from './manifest';
+import { Persona } from './persona.entity';
+import type { PersonaView } from './personas.schemas';
+import { EDITABLE_STATUSES } from './statuses';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function listEntry(p: Persona) {
+  return {
+    id: p.id,
+    name: p.name,
+    tagline: p.tagline,
+    status: p.status,
+    category: p.category,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+/** The last decided review of a persona (notes, time and decision), or null. */
+async function lastReview(em: EntityManager, personaId: string): Promise<PersonaView['review']> {
+  const review = await em.findOne(
+    Review,
+    { kind: 'persona', subjectId: personaId, status: { $in: ['approved', 'rejected'] } },
+    { orderBy: { decidedAt: 'desc' } },
+  );
+  if (!review?.decidedAt) return null;
+  return {
+    decision: review.status as 'approved' | 'rejected',
+    notes: review.notes ?? null,
+    decidedAt: review.decidedAt.toISOString(),
+  };
+}
+
+export async function personaView(em: EntityManager, p: Persona): Promise<PersonaView> {
+  return {
+    ...listEntry(p),
+    manifest: p.manifest,
+    version: p.version,
+    review: await lastReview(em, p.id),
+    submittedAt: iso(p.submittedAt),
+    publishedAt: iso(p.publishedAt),
+  };
+}
+
+/** The copies of manifest fields kept in columns (lists, slug uniqueness). */
+function derived(manifest: PersonaManifest) {
+  return {
+    slug: manifest.identity?.id ?? null,
+    name: manifest.identity?.name ?? '',
+    tagline: manifest.identity?.tagline ?? '',
+    category: manifest.knowledge?.category ?? '',
+  };
+}
+
+/** One of the account's personas (another account's is "not found"), locked when `lock` inside a transaction. */
+export async function findPersona(
+  em: EntityManager,
+  accountId: string,
+  id: string,
+  lock = false,
+): Promise<Persona> {
+  const persona = await em.findOne(
+    Persona,
+    { id, account: accountId },
+    lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
+  if (!persona) throw notFound('Persona');
+  return persona;
+}
+
+export async function listPersonas(em: EntityManager, accountId: string) {
+  const personas = await em.find(
+    Persona,
+    { account: accountId },
+    { orderBy: { createdAt: 'desc', id: 'desc' } },
+  );
+  return personas.map(listEntry);
+}
+
+export async function createPersona(em: EntityManager, accountId: string, manifest: PersonaManifest) {
+  const persona = em.create(Persona, { account: accountId, manifest, ...derived(manifest) });
+  await em.persistAndFlush(persona);
+  return personaView(em, persona);
+}
+
+export async function getPersona(em: EntityManager, accountId: string, id: string) {
+  return personaView(em, await findPersona(em, accountId, id));
+}
+
+export function refuseUnlessEditable(persona: Persona, action: string): void {
+  if (!EDITABLE_STATUSES.includes(persona.status)) {
+    throw conflict(
+      `Persona ${persona.id} is ${persona.status}; only draft and rejected personas can be ${action}` +
+        (persona.status === 'published' ? ' (unpublish it first)' : ''),
+    );
+  }
+}
+
+/** PUT: replaces the manifest of a draft or rejected persona (which stays rejected until resubmitted). */
+export async function updatePersona(
+  em: EntityManager,
+  accountId: string,
+  id: string,
+  manifest: PersonaManifest,
+) {
+  const persona = await em.transactional(async (tem) => {
+    const p = await findPersona(tem, accountId, id, true);
+    refuseUnlessEditable(p, 'updated');
+    tem.assign(p, { manifest, ...derived(manifest), version: p.version + 1 });
+    return p;
+  });
+  return personaView(em, persona);
+}
+
+/** The validation rules applied to a persona's manifest, with the account's other slugs and the voice catalog. */
+export async function validatePersona(
+  em: EntityManager,
+  config: Pick<Config, 'voices'>,
+  persona: Persona,
+): Promise<ValidationResult> {
+  const slug = persona.manifest.identity?.id;
+  const taken =
+    slug !== undefined &&
+    (await em.count(Persona, { account: persona.account, slug, id: { $ne: persona.id } })) > 0;
+  return validatePersonaManifest(persona.manifest, {
+    slugTaken: () => taken,
+    findVoice: (voiceId) => findCatalogVoice(voiceId, config),
+  });
+}
+
+/** POST /personas/:id/unpublish: a published persona goes back to draft (editable, submittable again). */
+export async function unpublishPersona(em: EntityManager, accountId: string, id: string) {
+  const persona = await em.transactional(async (tem) => {
+    const p = await findPersona(tem, accountId, id, true);
+    if (p.status !== 'published') {
+      throw conflict(`Persona ${p.id} is ${p.status}; only published personas can be unpublished`);
+    }
+    tem.assign(p, { status: 'draft', publishedAt: null });
+    return p;
+  });
+  return personaView(em, persona);
+}
