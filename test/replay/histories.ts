@@ -14,6 +14,8 @@ export const SCENARIOS = {
   'run-voice-workflow-parallel-join': 'runVoiceWorkflow',
   'run-voice-workflow-failing-node': 'runVoiceWorkflow',
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
+  'review-persona-overdue-approved': 'reviewPersonaWorkflow',
+  'review-persona-withdrawn': 'reviewPersonaWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

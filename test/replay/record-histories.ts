@@ -19,8 +19,10 @@ import { startWorker } from '../../src/app/runtime';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { TEST_ADMIN_TOKEN } from '../support/env';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { startMcpTestServer } from '../support/mcp-test-server';
+import { completeManifest } from '../support/personas';
 import { startReceiver } from '../support/receiver';
 import { call, newDeveloper, setPlan, startTestApp } from '../support/test-app';
 import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './histories';
@@ -31,7 +33,9 @@ type Edge = { sourceId: string; targetId: string; condition?: string };
 const chain = (...ids: string[]): Edge[] => ids.slice(1).map((id, i) => ({ sourceId: ids[i], targetId: id }));
 
 /** The graphs of the three runVoiceWorkflow scenarios (the same shapes test/workflows.test.ts runs). */
-function graphs(serverId: string): Record<Exclude<ScenarioName, 'deliver-webhook-retry'>, [Node[], Edge[]]> {
+type GraphScenario = Extract<ScenarioName, `run-voice-workflow-${string}`>;
+
+function graphs(serverId: string): Record<GraphScenario, [Node[], Edge[]]> {
   return {
     'run-voice-workflow-condition': [
       [
@@ -97,6 +101,8 @@ const EXPECTED_STATUS: Record<string, string> = {
 };
 
 /** Proto JSON of the closed workflow's history, with worker identities (host, pid) made fixed. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function historyOf(handle: WorkflowHandle): Promise<string> {
   await handle.result().catch(() => undefined); // the failing-node scenario fails the workflow
   const json = JSON.stringify(historyToJson(await handle.fetchHistory()));
@@ -123,7 +129,8 @@ async function main(): Promise<void> {
       VP_TEST_TEMPORAL_ADDRESS: temporal.address,
       VP_TEST_TASK_QUEUE: 'vp-histories',
     });
-    const app = await startTestApp({ RATE_LIMITS: 'off' });
+    // reviews fall due after 1 s, so the persona scenario records the overdue timer firing
+    const app = await startTestApp({ RATE_LIMITS: 'off', REVIEW_SLA_SECONDS: '1' });
     stops.push(() => app.close());
     const worker = await startWorker(app.ctx, temporal.address);
     stops.push(() => worker.stop());
@@ -194,6 +201,36 @@ async function main(): Promise<void> {
       throw new Error(`delivery: ${JSON.stringify(outcome)}`);
     }
     await record('deliver-webhook-retry', delivery);
+
+    // persona reviews: one overdue (its timer fires) and then approved; one withdrawn (cancelled)
+    const consoleApi = async (method: string, urlPath: string, body?: unknown) => {
+      const res = await call(app.baseUrl, method, `/api/v1/developers${urlPath}`, { token: dev.token, body });
+      if (res.status >= 300)
+        throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const submitted = async (slug: string) => {
+      const { persona } = await consoleApi('POST', '/personas', { manifest: completeManifest(slug) });
+      await consoleApi('POST', `/personas/${persona.id}/submit`);
+      const handle = app.ctx.temporal.workflow.getHandle(`review-${persona.id}-1`);
+      for (let i = 0; i < 100 && !(await handle.describe().catch(() => undefined)); i++) await sleep(100);
+      return { id: persona.id as string, handle };
+    };
+    const overdue = await submitted('history-overdue');
+    for (let i = 0; i < 100; i++) {
+      if ((await overdue.handle.query<{ overdue: boolean }>('state')).overdue) break;
+      await sleep(100);
+    }
+    const decided = await call(app.baseUrl, 'POST', `/api/admin/personas/${overdue.id}/review`, {
+      token: TEST_ADMIN_TOKEN,
+      body: { decision: 'approve', notes: 'ok' },
+    });
+    if (decided.body.persona?.status !== 'published')
+      throw new Error(`review: ${JSON.stringify(decided.body)}`);
+    await record('review-persona-overdue-approved', overdue.handle);
+    const withdrawn = await submitted('history-withdrawn');
+    await consoleApi('DELETE', `/personas/${withdrawn.id}`);
+    await record('review-persona-withdrawn', withdrawn.handle);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
