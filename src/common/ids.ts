@@ -32,7 +32,8 @@ export type IdPrefix =
   | 'persona'
   | 'req'
   | 'oap'
-  | 'oat';
+  | 'oat'
+  | 'act';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -78,10 +78,13 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
       return { workflowId, executionId, nodeId: 'lookup', nodeType: 'mcp_call', duration: 410 };
     case 'activity.created':
       return {
-        activityId: 'act_sample',
+        id: newId('act'),
         type: 'order_lookup',
+        payload: { orderId: 'A-1042', description: 'Caller asked for the status of order A-1042' },
+        userId,
         sessionId,
-        description: 'Caller asked for the status of order A-1042',
+        personaId: persona,
+        occurredAt: new Date().toISOString(),
       };
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
