@@ -453,6 +453,31 @@ describe('stats', () => {
     expect(capped).toMatchObject({ total: 6, groupCount: 3 });
   });
 
+  it('keeps the daily counts right through updates and deletes (whole days come from the rollup)', async () => {
+    const own = (await newDeveloper(app, 'rollup')).liveKey;
+    const q = 'from=2025-05-01T00:00:00Z&to=2025-05-09T00:00:00Z&groupBy=type';
+    const byType = async () =>
+      (await api('GET', `/activities/stats?${q}`, undefined, own)).body.data.groups as {
+        key: string;
+        count: number;
+      }[];
+    const a = await log({ type: 'alpha', payload: {}, occurredAt: '2025-05-03T10:00:00Z' }, own);
+    const b = await log({ type: 'alpha', payload: {}, occurredAt: '2025-05-04T10:00:00Z' }, own);
+    await log({ type: 'beta', payload: {}, occurredAt: '2025-05-09T00:00:00Z' }, own); // the edge instant
+    expect(await byType()).toEqual([
+      { key: 'alpha', count: 2 },
+      { key: 'beta', count: 1 },
+    ]);
+    await api('PUT', `/activities/${a.id}`, { type: 'beta' }, own);
+    await api('PUT', `/activities/${b.id}`, { occurredAt: '2025-06-01T00:00:00Z' }, own);
+    expect(await byType()).toEqual([{ key: 'beta', count: 2 }]);
+    await api('DELETE', `/activities/${a.id}`, undefined, own);
+    expect(await byType()).toEqual([{ key: 'beta', count: 1 }]);
+    const days = (await api('GET', `/activities/stats?${q.replace('type', 'day')}`, undefined, own)).body
+      .data;
+    expect(days.groups).toEqual([{ key: '2025-05-09', count: 1 }]);
+  });
+
   it('defaults to the last 30 days; an empty window has one empty "all" group, or no groups', async () => {
     const s = await stats('');
     expect(s.total).toBe(0);

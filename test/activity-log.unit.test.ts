@@ -11,6 +11,8 @@ import {
   payloadBytes,
   statsWindow,
   toNumber,
+  utcDate,
+  wholeDays,
 } from '../src/activity-log/rules';
 
 describe('metric paths', () => {
@@ -107,5 +109,25 @@ describe('schemas', () => {
     });
     const bad = ActivityStatsQuery.safeParse({ groupBy: 'week', metric: 'a..b', limit: '0' });
     expect(bad.error?.issues.map((i) => i.path[0]).sort()).toEqual(['groupBy', 'limit', 'metric']);
+  });
+});
+
+describe('whole days of a window', () => {
+  const d = (iso: string) => new Date(iso);
+  it('rounds from up and to down to UTC midnights', () => {
+    expect(wholeDays(d('2026-03-01T00:00:00Z'), d('2026-03-04T00:00:00Z'))).toEqual({
+      start: d('2026-03-01T00:00:00Z'),
+      end: d('2026-03-04T00:00:00Z'),
+    });
+    expect(wholeDays(d('2026-03-01T00:00:00.001Z'), d('2026-03-03T23:59:59.999Z'))).toEqual({
+      start: d('2026-03-02T00:00:00Z'),
+      end: d('2026-03-03T00:00:00Z'),
+    });
+    expect(utcDate(d('2026-03-02T00:00:00Z'))).toBe('2026-03-02');
+  });
+
+  it('is null when no whole day fits', () => {
+    expect(wholeDays(d('2026-03-01T06:00:00Z'), d('2026-03-02T05:00:00Z'))).toBeNull();
+    expect(wholeDays(d('2026-03-01T00:00:00Z'), d('2026-03-01T23:59:59.999Z'))).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import type { ActivityStatsInput, StatsGroupBy } from './activities.schemas';
-import { parseMetricPath, statsWindow, toNumber } from './rules';
+import { parseMetricPath, statsWindow, toNumber, utcDate, wholeDays } from './rules';
 
 /** The SQL key of each `groupBy` (the day is the UTC calendar day). */
 const GROUP_KEYS: Record<StatsGroupBy | 'all', string> = {
@@ -65,7 +65,9 @@ const metricFigures = (
 /**
  * Counts (and with `metric`, sum/avg/min/max of a numeric payload value) of the owner's activities
  * in a window, optionally grouped by type, UTC day or user. One SQL statement: the owner, window and
- * filters select an index range; without `metric` the payload is never read (index-only scans).
+ * filters select an index range; without `metric` the payload is never read. Count-only stats that
+ * are not by user read the whole days of the window from `activity_daily_counts` (kept by triggers in
+ * the writing transaction) and only the two partial edge days from the rows.
  * With `metric`, the value at the path is extracted once per row and cast only when its JSON type
  * is `number`; anything else (missing, string, object, …) is counted in `skipped`.
  */
@@ -80,24 +82,61 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
   }
   const grouping = query.groupBy ?? 'all';
 
-  const where = ['account_id = ?', 'environment = ?', 'occurred_at >= ?', 'occurred_at <= ?'];
-  const whereParams: unknown[] = [owner.accountId, owner.environment, window.from, window.to];
+  const filters: string[] = [];
+  const filterParams: unknown[] = [];
   if (query.type !== undefined) {
-    where.push('type = ?');
-    whereParams.push(query.type);
+    filters.push('type = ?');
+    filterParams.push(query.type);
   }
   if (query.userId !== undefined) {
-    where.push('user_id = ?');
-    whereParams.push(query.userId);
+    filters.push('user_id = ?');
+    filterParams.push(query.userId);
+  }
+  const owned = ['account_id = ?', 'environment = ?'];
+  const ownerParams = [owner.accountId, owner.environment];
+  /** Rows of `activities` with occurred_at in the given range, as (k, c = 1[, n]). */
+  const rowsBetween = (range: string, rangeParams: unknown[]) => {
+    const where = [...owned, range, ...filters].join(' and ');
+    return segments
+      ? {
+          sql: `select ${GROUP_KEYS[grouping]} as k, 1 as c,
+             case when jsonb_typeof(payload #> ?::text[]) = 'number' then (payload #> ?::text[])::numeric end as n
+           from activities where ${where}`,
+          params: [segments, segments, ...ownerParams, ...rangeParams, ...filterParams],
+        }
+      : {
+          sql: `select ${GROUP_KEYS[grouping]} as k, 1 as c from activities where ${where}`,
+          params: [...ownerParams, ...rangeParams, ...filterParams],
+        };
+  };
+
+  // Count-only stats not split by user read whole days from the daily rollup and only the partial
+  // days at the window's edges from the rows; the rest reads the rows of the window.
+  const days =
+    segments || query.userId !== undefined || grouping === 'user' ? null : wholeDays(window.from, window.to);
+  let source: { sql: string; params: unknown[] };
+  if (days) {
+    const rollupKey = grouping === 'day' ? 'day' : GROUP_KEYS[grouping];
+    const head = rowsBetween('occurred_at >= ? and occurred_at < ?', [window.from, days.start]);
+    const tail = rowsBetween('occurred_at >= ? and occurred_at <= ?', [days.end, window.to]);
+    source = {
+      sql: `select ${rollupKey} as k, count as c from activity_daily_counts
+              where ${[...owned, 'day >= ?::date', 'day < ?::date', 'count > 0', ...filters].join(' and ')}
+            union all ${head.sql} union all ${tail.sql}`,
+      params: [
+        ...ownerParams,
+        utcDate(days.start),
+        utcDate(days.end),
+        ...filterParams,
+        ...head.params,
+        ...tail.params,
+      ],
+    };
+  } else {
+    source = rowsBetween('occurred_at >= ? and occurred_at <= ?', [window.from, window.to]);
   }
 
   const metric = segments !== null;
-  const inner = metric
-    ? `select ${GROUP_KEYS[grouping]} as k,
-         case when jsonb_typeof(payload #> ?::text[]) = 'number' then (payload #> ?::text[])::numeric end as n
-       from activities where ${where.join(' and ')}`
-    : `select ${GROUP_KEYS[grouping]} as k from activities where ${where.join(' and ')}`;
-  const innerParams = metric ? [segments, segments, ...whereParams] : whereParams;
   const metricColumns = metric
     ? `, count(n)::int as measured, sum(n) as sum, avg(n) as avg, min(n) as min, max(n) as max`
     : '';
@@ -109,13 +148,13 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
   const keyOut = grouping === 'day' ? `to_char(k, 'YYYY-MM-DD')` : 'k';
   const sql = `select ${keyOut} as k, count${metric ? ', measured, sum::text, avg::text, min::text, max::text' : ''},
       (count(*) over ())::int as group_count, (sum(count) over ())::int as total${totalColumns}
-    from (select k, count(*)::int as count${metricColumns} from (${inner}) rows group by k) groups
+    from (select k, sum(c)::int as count${metricColumns} from (${source.sql}) rows group by k) groups
     order by ${GROUP_ORDER[grouping]} limit ?`;
 
   const { rows } = await em
     .getConnection()
     .getKnex()
-    .raw<{ rows: GroupRow[] }>(sql, [...innerParams, query.limit]);
+    .raw<{ rows: GroupRow[] }>(sql, [...source.params, query.limit]);
 
   const first = rows[0];
   const total = first?.total ?? 0;

@@ -59,3 +59,19 @@ export function statsWindow(
 /** A PostgreSQL numeric (sent as text to keep its precision) as a JS number, null staying null. */
 export const toNumber = (value: string | number | null | undefined): number | null =>
   value === null || value === undefined ? null : Number(value);
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The whole UTC days inside a window (both ends inclusive): `[start, end)` at midnights, start being
+ * `from` rounded up and end `to` rounded down, or null when the window holds no whole day. Counts
+ * for those days come from the daily rollup; the two partial days at the edges from the rows.
+ */
+export function wholeDays(from: Date, to: Date): { start: Date; end: Date } | null {
+  const start = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
+  const end = new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS);
+  return start.getTime() < end.getTime() ? { start, end } : null;
+}
+
+/** `YYYY-MM-DD` of a UTC midnight. */
+export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);

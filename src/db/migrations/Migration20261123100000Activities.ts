@@ -30,9 +30,50 @@ export class Migration20261123100000Activities extends Migration {
     this.addSql(
       `alter table "activities" add constraint "activities_account_id_foreign" foreign key ("account_id") references "accounts" ("id") on update cascade on delete cascade;`,
     );
+
+    // Daily counts per type, kept by statement triggers in the same transaction as every insert,
+    // update and delete (API or SQL), so count-only stats over long windows read days, not rows.
+    this.addSql(
+      `create table "activity_daily_counts" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "type" varchar(64) not null, "count" int not null, constraint "activity_daily_counts_pkey" primary key ("account_id", "environment", "day", "type"));`,
+    );
+    this.addSql(
+      `alter table "activity_daily_counts" add constraint "activity_daily_counts_account_id_foreign" foreign key ("account_id") references "accounts" ("id") on update cascade on delete cascade;`,
+    );
+    this.addSql(
+      `create function "activity_daily_add"() returns trigger language plpgsql as $$ begin
+        insert into "activity_daily_counts" ("account_id", "environment", "day", "type", "count")
+          select "account_id", "environment", ("occurred_at" at time zone 'UTC')::date, "type", count(*) from "added"
+          group by 1, 2, 3, 4 order by 1, 2, 3, 4
+        on conflict ("account_id", "environment", "day", "type") do update set "count" = "activity_daily_counts"."count" + excluded."count";
+        return null; end $$;`,
+    );
+    this.addSql(
+      `create function "activity_daily_remove"() returns trigger language plpgsql as $$ begin
+        update "activity_daily_counts" d set "count" = d."count" - r.n
+          from (select "account_id", "environment", ("occurred_at" at time zone 'UTC')::date as "day", "type", count(*) as n
+                from "removed" group by 1, 2, 3, 4) r
+          where d."account_id" = r."account_id" and d."environment" = r."environment" and d."day" = r."day" and d."type" = r."type";
+        return null; end $$;`,
+    );
+    this.addSql(
+      `create trigger "activities_daily_insert" after insert on "activities" referencing new table as "added" for each statement execute function "activity_daily_add"();`,
+    );
+    this.addSql(
+      `create trigger "activities_daily_delete" after delete on "activities" referencing old table as "removed" for each statement execute function "activity_daily_remove"();`,
+    );
+    // an update moves counts from the old (day, type) to the new one: remove the old rows, add the new
+    this.addSql(
+      `create trigger "activities_daily_update_remove" after update on "activities" referencing old table as "removed" for each statement execute function "activity_daily_remove"();`,
+    );
+    this.addSql(
+      `create trigger "activities_daily_update_add" after update on "activities" referencing new table as "added" for each statement execute function "activity_daily_add"();`,
+    );
   }
 
   override async down(): Promise<void> {
+    this.addSql(`drop table if exists "activity_daily_counts" cascade;`);
     this.addSql(`drop table if exists "activities" cascade;`);
+    this.addSql(`drop function if exists "activity_daily_add"();`);
+    this.addSql(`drop function if exists "activity_daily_remove"();`);
   }
 }
