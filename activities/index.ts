@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
 import { createReviewActivities } from './reviews';
+import { createSessionActivities } from './sessions';
 import { createSystemActivities } from './system';
 import { createVoiceWorkflowActivities } from './voice-workflows';
 import { createWebhookActivities } from './webhooks';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVoiceWorkflowActivities(deps),
     ...createHousekeepingActivities(deps),
     ...createReviewActivities(deps),
+    ...createSessionActivities(deps),
   };
 }
 

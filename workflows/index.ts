@@ -4,3 +4,4 @@ export * from './housekeeping';
 export * from './review-persona';
 export * from './run-voice-workflow';
 export * from './system-ping';
+export * from './voice-session';

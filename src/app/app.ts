@@ -1,6 +1,7 @@
 import { RequestContext } from '@mikro-orm/postgresql';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { mountAccountRoutes } from '../accounts/accounts.routes';
+import { mountActivityRoutes } from '../activity-log/activities.routes';
 import { mountAdminRoutes } from '../admin/admin.routes';
 import { type AdminAuth, adminAuthenticator } from '../auth/admin-auth';
 import { type ConsoleAuth, consoleAuthenticator } from '../auth/console-auth';
@@ -26,6 +27,7 @@ import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
 import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
+import { mountSessionRoutes } from '../sessions/sessions.routes';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
 import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
@@ -192,6 +194,8 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountMcpServerRoutes(roots.platform, ctx);
   mountToolRoutes(roots.platform, ctx);
   mountWorkflowRoutes(roots.platform, ctx);
+  mountSessionRoutes(roots.platform, ctx);
+  mountActivityRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
   mountReviewRoutes(roots.admin, ctx);
   mountPersonaReviewRoutes(roots.admin, ctx);

@@ -70,6 +70,8 @@ const envSchema = z.object({
       z.array(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be voice names separated by commas')).min(1),
     ),
 
+  SESSION_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).default(600),
+  SESSION_TURNS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
   REVIEW_SLA_BUSINESS_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   REVIEW_SLA_SECONDS: z.coerce.number().int().min(1).optional(),
 
@@ -127,6 +129,8 @@ export interface Config {
    * demos). Past it a review is shown as overdue.
    */
   reviews: { slaBusinessDays: number; slaSeconds?: number };
+  /** Voice sessions end after `idleTimeoutS` without a turn; their workflow continues as new every `turnsPerRun` turns. */
+  sessions: { idleTimeoutS: number; turnsPerRun: number };
   /**
    * Outbound calls (webhooks, tools, MCP, OAuth): `allowPrivate` lets them reach private, loopback,
    * link-local and metadata addresses; `allowHttp` allows plain `http:` URLs. Both off in production
@@ -201,6 +205,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     reviews: { slaBusinessDays: e.REVIEW_SLA_BUSINESS_DAYS, slaSeconds: e.REVIEW_SLA_SECONDS },
+    sessions: { idleTimeoutS: e.SESSION_IDLE_TIMEOUT_S, turnsPerRun: e.SESSION_TURNS_PER_RUN },
     outbound: {
       allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
       allowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',

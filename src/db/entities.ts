@@ -1,4 +1,5 @@
 import { AccountSchema } from '../accounts/account.entity';
+import { ActivitySchema } from '../activity-log/activity.entity';
 import { EventSchema } from '../events/event.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
 import { McpServerSchema } from '../mcp/mcp-server.entity';
@@ -6,6 +7,7 @@ import { OAuthAuthorizationSchema, OAuthProviderSchema, OAuthTokenSchema } from 
 import { PersonaSchema } from '../personas/persona.entity';
 import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
+import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
 import { ToolSchema } from '../tools/tool.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
 import { WebhookSchema } from '../webhooks/webhook.entity';
@@ -29,4 +31,7 @@ export const entities = [
   WorkflowExecutionSchema,
   PersonaSchema,
   ReviewSchema,
+  SessionSchema,
+  SessionTurnSchema,
+  ActivitySchema,
 ];

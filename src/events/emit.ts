@@ -50,7 +50,7 @@ export function eventRecord(input: EmitEventInput & { id?: string; at?: Date }) 
  */
 export function emitEvent(
   em: EntityManager,
-  input: EmitEventInput,
+  input: EmitEventInput & { /** A derived id makes a retried emission insert nothing twice. */ id?: string },
 ): { event: Event; envelope: EventEnvelope } {
   const record = eventRecord(input);
   const event = em.create(Event, {

@@ -1,4 +1,5 @@
 import { createReviewOutboxHandler } from '../reviews/outbox';
+import { createSessionOutboxHandler } from '../sessions/outbox';
 import { createWebhookOutboxHandler } from '../webhooks/outbox';
 import { createWorkflowOutboxHandler } from '../workflows/outbox';
 import type { OutboxDeps, OutboxHandler } from './outbox';
@@ -12,5 +13,6 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createWebhookOutboxHandler(deps),
     createWorkflowOutboxHandler(deps),
     createReviewOutboxHandler(deps),
+    createSessionOutboxHandler(deps),
   ];
 }

@@ -7,6 +7,7 @@ export const SCOPE_AREAS = [
   'activities',
   'oauth',
   'secrets',
+  'sessions',
 ] as const;
 export const ALL_SCOPES = [
   ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),

@@ -22,6 +22,7 @@ export const SEARCH_ATTRIBUTES = {
   PersonaId: 'Keyword',
   ReviewKind: 'Keyword',
   ReviewOverdue: 'Bool',
+  UserId: 'Keyword',
 } as const satisfies Record<string, SearchAttributeTypeName>;
 
 export const AccountIdKey = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
@@ -33,4 +34,5 @@ export const WorkflowDefinitionIdKey = defineSearchAttributeKey(
 );
 export const PersonaIdKey = defineSearchAttributeKey('PersonaId', SearchAttributeType.KEYWORD);
 export const ReviewKindKey = defineSearchAttributeKey('ReviewKind', SearchAttributeType.KEYWORD);
+export const UserIdKey = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
 export const ReviewOverdueKey = defineSearchAttributeKey('ReviewOverdue', SearchAttributeType.BOOL);

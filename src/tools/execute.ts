@@ -1,4 +1,4 @@
-import type { AppContext, CoreContext } from '../app/context';
+import type { CoreContext } from '../app/context';
 import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
@@ -48,7 +48,7 @@ function parseBody(text: string): unknown {
 }
 
 async function runWebhook(
-  ctx: AppContext,
+  ctx: CoreContext,
   owner: Owner,
   tool: Tool,
   args: Record<string, unknown>,
@@ -170,7 +170,7 @@ export async function callMcpTool(
 }
 
 async function runMcp(
-  ctx: AppContext,
+  ctx: CoreContext,
   owner: Owner,
   tool: Tool,
   args: Record<string, unknown>,
@@ -227,7 +227,7 @@ export async function completePrompt(
 }
 
 async function runPrompt(
-  ctx: AppContext,
+  ctx: CoreContext,
   tool: Tool,
   args: Record<string, unknown>,
 ): Promise<() => Promise<Outcome>> {
@@ -238,7 +238,7 @@ async function runPrompt(
 }
 
 async function emit(
-  ctx: AppContext,
+  ctx: CoreContext,
   owner: Owner,
   type: 'tool.called' | 'tool.completed' | 'tool.failed',
   data: Record<string, unknown>,
@@ -254,7 +254,7 @@ async function emit(
  * `tool.failed` (with `error` and `duration` in ms). Secret values never reach the answer or events.
  */
 export async function executeTool(
-  ctx: AppContext,
+  ctx: CoreContext,
   owner: Owner,
   tool: Tool,
   args: Record<string, unknown>,

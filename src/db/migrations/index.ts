@@ -4,6 +4,8 @@ import { Migration20261121100000Webhooks } from './Migration20261121100000Webhoo
 import { Migration20261121200000ToolsOAuth } from './Migration20261121200000ToolsOAuth';
 import { Migration20261121300000Workflows } from './Migration20261121300000Workflows';
 import { Migration20261123000000Personas } from './Migration20261123000000Personas';
+import { Migration20261123100000Activities } from './Migration20261123100000Activities';
+import { Migration20261123200000Sessions } from './Migration20261123200000Sessions';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +14,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121200000ToolsOAuth', class: Migration20261121200000ToolsOAuth },
   { name: 'Migration20261121300000Workflows', class: Migration20261121300000Workflows },
   { name: 'Migration20261123000000Personas', class: Migration20261123000000Personas },
+  { name: 'Migration20261123100000Activities', class: Migration20261123100000Activities },
+  { name: 'Migration20261123200000Sessions', class: Migration20261123200000Sessions },
 ];

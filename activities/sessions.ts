@@ -1,0 +1,23 @@
+import type { AgentTool, ChatMessage, ChatToolCall } from '../src/sessions/agent-context';
+import {
+  chatCompletion,
+  endSession,
+  planTurn,
+  recordTurn,
+  runAgentTool,
+  type TurnRecord,
+} from '../src/sessions/agent-turn';
+import type { SessionEndReason } from '../src/sessions/statuses';
+import type { ActivityDeps } from './deps';
+
+/** A voice session's steps (local activities of voiceSessionWorkflow), each idempotent or an answer. */
+export function createSessionActivities(deps: ActivityDeps) {
+  return {
+    planTurn: (input: { sessionId: string; index: number; text: string }) => planTurn(deps, input),
+    chatCompletion: (input: { messages: ChatMessage[]; tools: AgentTool[] }) => chatCompletion(deps, input),
+    runAgentTool: (input: { sessionId: string; call: ChatToolCall; tools: AgentTool[] }) =>
+      runAgentTool(deps, input),
+    recordTurn: (input: { sessionId: string } & TurnRecord) => recordTurn(deps, input),
+    endSession: (input: { sessionId: string; reason: SessionEndReason }) => endSession(deps, input),
+  };
+}

@@ -1,0 +1,157 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { recentActivitiesForContext } from '../activity-log/activities.service';
+import type { CoreContext } from '../app/context';
+import type { Owner } from '../common/owner';
+import { withPooledMcpClient } from '../mcp/mcp-client';
+import { McpServer } from '../mcp/mcp-server.entity';
+import type { PersonaManifest } from '../personas/manifest';
+import { Persona } from '../personas/persona.entity';
+import { Tool } from '../tools/tool.entity';
+import { type Session, SessionTurn } from './session.entity';
+
+/** A chat message as OpenAI-compatible chat completions take it. */
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A tool offered to the model, and what it runs. */
+export interface AgentTool {
+  /** The function name the model sees (`^[A-Za-z0-9_-]{1,64}$`). */
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  ref: { kind: 'custom'; toolId: string } | { kind: 'mcp'; serverId: string; toolName: string };
+}
+
+/** What the next turn sends to the model, besides the caller's words (GET /sessions/:id/context). */
+export interface AgentContext {
+  system: string;
+  tools: AgentTool[];
+  /** The conversation so far (the last HISTORY_TURNS turns). */
+  history: ChatMessage[];
+}
+
+/** Activities of the caller rendered into the system prompt. */
+export const CONTEXT_ACTIVITIES = 20;
+/** Earlier turns sent back to the model. */
+export const HISTORY_TURNS = 10;
+
+export const ownerOf = (s: Pick<Session, 'account' | 'environment'>): Owner => ({
+  accountId: s.account,
+  environment: s.environment,
+});
+
+const functionName = (text: string) =>
+  text
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64) || 'tool';
+
+const list = (items: string[] | undefined) => (items?.length ? items.join(', ') : undefined);
+
+/** The system prompt: who the agent is (from the persona) and what it knows about the caller. */
+export function systemPrompt(
+  manifest: PersonaManifest,
+  userId: string,
+  activities: { type: string; payload: unknown; occurredAt: string }[],
+): string {
+  const { identity = {}, personality = {}, knowledge = {} } = manifest;
+  const lines = [
+    `You are ${identity.name ?? 'a voice assistant'}${identity.tagline ? `, ${identity.tagline}` : ''}.`,
+    identity.description,
+    `You are speaking with a caller on the phone: answer briefly, in plain spoken sentences (no lists, no markdown).`,
+  ];
+  const dials = (['warmth', 'humor_level', 'directness', 'formality'] as const)
+    .filter((d) => personality[d] !== undefined)
+    .map((d) => `${d.replace('_level', '')} ${personality[d]}`);
+  if (dials.length) lines.push(`Personality (0 to 1): ${dials.join(', ')}.`);
+  const traits = list(personality.traits);
+  if (traits) lines.push(`Traits: ${traits}.`);
+  const domains = list(knowledge.domains);
+  if (domains) lines.push(`Domains: ${domains}.`);
+  const expertise = list(knowledge.expertise_tags);
+  if (expertise) lines.push(`Expertise: ${expertise}.`);
+  const outOfScope = list(knowledge.out_of_scope_topics);
+  if (outOfScope) lines.push(`Never discuss: ${outOfScope}. Politely decline those topics.`);
+  lines.push('Use the tools when they can answer the caller; never invent their results.');
+  if (activities.length) {
+    lines.push(`Recent activity of this caller (user ${userId}), newest first:`);
+    for (const a of activities) {
+      const payload = JSON.stringify(a.payload);
+      lines.push(
+        `- ${a.occurredAt} ${a.type} ${payload.length > 300 ? `${payload.slice(0, 297)}...` : payload}`,
+      );
+    }
+  }
+  return lines.filter(Boolean).join('\n');
+}
+
+/** Every custom tool and every tool of the environment's MCP servers, named for the model. */
+export async function agentTools(ctx: CoreContext, em: EntityManager, owner: Owner): Promise<AgentTool[]> {
+  const where = { account: owner.accountId, environment: owner.environment };
+  const [custom, servers] = await Promise.all([
+    em.find(Tool, where, { orderBy: { createdAt: 'asc' } }),
+    em.find(McpServer, where, { orderBy: { createdAt: 'asc' } }),
+  ]);
+  const tools: AgentTool[] = custom.map((t) => ({
+    name: functionName(t.name),
+    description: t.description ?? t.name,
+    parameters: t.parameters,
+    ref: { kind: 'custom', toolId: t.id },
+  }));
+  const discovered = await Promise.all(
+    servers.map(async (server) => {
+      try {
+        const listed = await withPooledMcpClient(ctx, em, owner, server, (client) => client.listTools());
+        return listed.tools.map(
+          (t): AgentTool => ({
+            name: functionName(`${server.name}__${t.name}`),
+            description: t.description ?? t.name,
+            parameters: (t.inputSchema as Record<string, unknown>) ?? { type: 'object', properties: {} },
+            ref: { kind: 'mcp', serverId: server.id, toolName: t.name },
+          }),
+        );
+      } catch (error) {
+        ctx.logger.warn(
+          { err: error, serverId: server.id },
+          'MCP server unavailable; its tools are left out of this turn',
+        );
+        return [];
+      }
+    }),
+  );
+  const seen = new Set<string>();
+  return [...tools, ...discovered.flat()].filter((t) => !seen.has(t.name) && seen.add(t.name));
+}
+
+/** The persona's manifest, or an empty one if the persona was deleted during the session. */
+export async function sessionPersona(em: EntityManager, session: Session): Promise<PersonaManifest> {
+  return (await em.findOne(Persona, { id: session.personaId }))?.manifest ?? {};
+}
+
+/** What the next turn sends: the system prompt from the persona and the caller's activities, the tools, the history. */
+export async function buildAgentContext(
+  ctx: CoreContext,
+  em: EntityManager,
+  session: Session,
+): Promise<AgentContext> {
+  const owner = ownerOf(session);
+  const [manifest, activities, tools, turns] = await Promise.all([
+    sessionPersona(em, session),
+    recentActivitiesForContext(em, owner, session.userId, session.personaId, CONTEXT_ACTIVITIES),
+    ctx.config.llm.baseUrl ? agentTools(ctx, em, owner) : Promise.resolve([]),
+    em.find(SessionTurn, { sessionId: session.id }, { orderBy: { index: 'desc' }, limit: HISTORY_TURNS }),
+  ]);
+  const history: ChatMessage[] = turns.reverse().flatMap((t) => [
+    { role: 'user' as const, content: t.text },
+    { role: 'assistant' as const, content: t.reply },
+  ]);
+  return { system: systemPrompt(manifest, session.userId, activities), tools, history };
+}

@@ -1,0 +1,391 @@
+import type { CoreContext } from '../app/context';
+import { derivedId } from '../common/ids';
+import { emitEvent } from '../events/emit';
+import { ApiError } from '../http/errors';
+import { callMcpTool, executeTool } from '../tools/execute';
+import { Tool } from '../tools/tool.entity';
+import { recordExecutionStart } from '../workflows/execution-store';
+import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
+import { matchCommand, normalizeUtterance } from '../workflows/matching';
+import { WorkflowDefinition, WorkflowExecution } from '../workflows/workflow.entity';
+import {
+  type AgentTool,
+  buildAgentContext,
+  type ChatMessage,
+  type ChatToolCall,
+  ownerOf,
+  sessionPersona,
+} from './agent-context';
+import { Session, SessionTurn, type TurnAction } from './session.entity';
+import type { SessionEndReason, TurnRoute } from './statuses';
+
+/** What the workflow does for a turn, decided from the utterance (README "Voice sessions"). */
+export type TurnPlan =
+  | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
+  | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string }
+  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[] };
+
+/** The turn as recorded and answered (the API adds audio). */
+export interface TurnRecord {
+  index: number;
+  text: string;
+  reply: { text: string };
+  route: TurnRoute;
+  actions: TurnAction[];
+  error: string | null;
+  latencyMs: number;
+}
+
+const LLM_TIMEOUT_MS = 30_000;
+/** Spoken when the model fails (timeout, 5xx, malformed answer): the session goes on. */
+export const FALLBACK_REPLY =
+  "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
+
+async function loadSession(ctx: CoreContext, sessionId: string) {
+  const em = ctx.orm.em.fork();
+  return { em, session: await em.findOneOrFail(Session, { id: sessionId }) };
+}
+
+/** An out-of-scope topic of the persona named in the utterance (every word of the topic present). */
+export function outOfScopeTopic(text: string, topics: string[] | undefined): string | undefined {
+  const words = new Set(normalizeUtterance(text));
+  return topics?.find((topic) => {
+    const topicWords = normalizeUtterance(topic);
+    return topicWords.length > 0 && topicWords.every((w) => words.has(w));
+  });
+}
+
+/**
+ * Decides how the agent answers, in order: an out-of-scope topic → a polite refusal (no model, no
+ * tool); a `voice_command` workflow whose command matches → run it (its execution row committed here,
+ * id derived from the session and turn, so a retried plan never makes a second one); an LLM
+ * configured → a chat completion with the tools; else a reply naming the voice commands it knows.
+ */
+export async function planTurn(
+  ctx: CoreContext,
+  input: { sessionId: string; index: number; text: string },
+): Promise<TurnPlan> {
+  const { em, session } = await loadSession(ctx, input.sessionId);
+  const manifest = await sessionPersona(em, session);
+  const topic = outOfScopeTopic(input.text, manifest.knowledge?.out_of_scope_topics);
+  if (topic) {
+    return {
+      kind: 'reply',
+      route: 'refusal',
+      reply: `I'm sorry, I can't help with ${topic}. Is there something else I can do for you?`,
+    };
+  }
+
+  const owner = ownerOf(session);
+  const workflows = await em.find(
+    WorkflowDefinition,
+    { account: owner.accountId, environment: owner.environment },
+    { orderBy: { createdAt: 'asc' } },
+  );
+  const commands = workflows
+    .filter((w) => w.trigger.type === 'voice_command' && w.trigger.config.command)
+    .map((w) => ({ item: w, command: w.trigger.config.command as string }));
+  const match = matchCommand(input.text, commands);
+  if (match.kind === 'match') {
+    const workflow = match.best.item;
+    const id = derivedId('exec', session.id, String(input.index));
+    let execution = await em.findOne(WorkflowExecution, { id });
+    if (!execution) {
+      execution = em.create(
+        WorkflowExecution,
+        {
+          id,
+          account: owner.accountId,
+          environment: owner.environment,
+          workflowId: workflow.id,
+          version: workflow.version,
+          definition: { nodes: workflow.nodes, edges: workflow.edges },
+          input: { utterance: input.text, sessionId: session.id, userId: session.userId },
+          sessionId: session.id,
+          match: { utterance: input.text, command: match.best.command, score: match.best.score },
+          // started by the session workflow as its child: the dispatcher must not start it too
+          workflowStartedAt: new Date(),
+        },
+        { persist: false },
+      );
+      recordExecutionStart(em, execution);
+      await em.flush();
+    }
+    return { kind: 'workflow', input: workflowInputOf(execution), workflowName: workflow.name };
+  }
+
+  if (ctx.config.llm.baseUrl) {
+    const context = await buildAgentContext(ctx, em, session);
+    return {
+      kind: 'llm',
+      messages: [
+        { role: 'system', content: context.system },
+        ...context.history,
+        { role: 'user', content: input.text },
+      ],
+      tools: context.tools,
+    };
+  }
+
+  const known = commands.map((c) => `"${c.command}"`);
+  return {
+    kind: 'reply',
+    route: 'fallback',
+    reply: known.length
+      ? `I can help with these requests: ${known.join(', ')}. What would you like to do?`
+      : "I don't have any voice commands set up yet, so I can't help with that.",
+  };
+}
+
+/** One chat completion with function tools. A failure is an answer (`ok: false`), never a throw. */
+export async function chatCompletion(
+  ctx: CoreContext,
+  input: { messages: ChatMessage[]; tools: AgentTool[] },
+): Promise<{ ok: true; content: string | null; toolCalls: ChatToolCall[] } | { ok: false; error: string }> {
+  const { baseUrl, apiKey, model } = ctx.config.llm;
+  if (!baseUrl) return { ok: false, error: 'No LLM provider is configured' };
+  try {
+    const response = await fetch(`${baseUrl.replace(/\/$/, '')}/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model,
+        messages: input.messages,
+        ...(input.tools.length
+          ? {
+              tools: input.tools.map((t) => ({
+                type: 'function',
+                function: { name: t.name, description: t.description, parameters: t.parameters },
+              })),
+              tool_choice: 'auto',
+            }
+          : {}),
+      }),
+      signal: AbortSignal.timeout(LLM_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (!response.ok) return { ok: false, error: `LLM provider answered ${response.status}` };
+    const message = (JSON.parse(text) as { choices?: { message?: Record<string, unknown> }[] }).choices?.[0]
+      ?.message;
+    if (!message) return { ok: false, error: 'The LLM provider returned no message' };
+    const calls = (message.tool_calls ?? []) as ChatToolCall[];
+    if (
+      !Array.isArray(calls) ||
+      calls.some((c) => typeof c?.id !== 'string' || typeof c.function?.name !== 'string')
+    ) {
+      return { ok: false, error: 'The LLM provider returned a malformed tool call' };
+    }
+    const content = typeof message.content === 'string' ? message.content : null;
+    if (content === null && calls.length === 0)
+      return { ok: false, error: 'The LLM provider returned an empty message' };
+    return { ok: true, content, toolCalls: calls.map((c) => ({ ...c, type: 'function' as const })) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `LLM provider unreachable or malformed answer: ${reason}` };
+  }
+}
+
+async function emitToolEvent(
+  ctx: CoreContext,
+  owner: ReturnType<typeof ownerOf>,
+  type: 'tool.called' | 'tool.completed' | 'tool.failed',
+  data: Record<string, unknown>,
+) {
+  const em = ctx.orm.em.fork();
+  emitEvent(em, { accountId: owner.accountId, environment: owner.environment, type, data, personaId: null });
+  await em.flush();
+}
+
+/**
+ * Runs one tool call the model made: the name must be an offered tool and the arguments a JSON object
+ * matching its parameters (otherwise the model is told why, and nothing runs). Custom tools run as
+ * POST /tools/:id/test runs them; MCP tools through the kept MCP session. Both emit `tool.called`
+ * and `tool.completed` / `tool.failed` with the session id.
+ */
+export async function runAgentTool(
+  ctx: CoreContext,
+  input: { sessionId: string; call: ChatToolCall; tools: AgentTool[] },
+): Promise<{ action: TurnAction; content: string }> {
+  const { em, session } = await loadSession(ctx, input.sessionId);
+  const owner = ownerOf(session);
+  const offered = input.tools.find((t) => t.name === input.call.function.name);
+  const refused = (error: string, toolId = 'unknown'): { action: TurnAction; content: string } => ({
+    action: {
+      type: 'tool',
+      tool: input.call.function.name,
+      toolId,
+      arguments: {},
+      success: false,
+      error,
+      durationMs: 0,
+    },
+    content: JSON.stringify({ error }),
+  });
+  if (!offered) return refused(`No tool named ${input.call.function.name} is available`);
+  let args: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(input.call.function.arguments || '{}');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('not an object');
+    args = parsed as Record<string, unknown>;
+  } catch {
+    return refused('The arguments are not a JSON object', toolIdOf(offered));
+  }
+
+  if (offered.ref.kind === 'custom') {
+    const tool = await em.findOne(Tool, {
+      id: offered.ref.toolId,
+      account: owner.accountId,
+      environment: owner.environment,
+    });
+    if (!tool) return refused('The tool no longer exists', offered.ref.toolId);
+    try {
+      const result = await executeTool(ctx, owner, tool, args, session.id);
+      return {
+        action: { type: 'tool', tool: offered.name, toolId: tool.id, arguments: args, ...result },
+        content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
+      };
+    } catch (error) {
+      if (error instanceof ApiError) {
+        const reason = `Invalid arguments: ${error.validationErrors?.join('; ') ?? error.message}`;
+        const answer = refused(reason, tool.id);
+        return { ...answer, action: { ...answer.action, arguments: args } as TurnAction };
+      }
+      throw error;
+    }
+  }
+
+  const toolId = toolIdOf(offered);
+  const base = { sessionId: session.id, toolId, toolName: offered.ref.toolName };
+  await emitToolEvent(ctx, owner, 'tool.called', { ...base, arguments: args });
+  const started = performance.now();
+  const outcome = await callMcpTool(ctx, owner, {
+    serverId: offered.ref.serverId,
+    toolName: offered.ref.toolName,
+    arguments: args,
+  });
+  const durationMs = Math.round(performance.now() - started);
+  if (outcome.success) {
+    await emitToolEvent(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs });
+    return {
+      action: {
+        type: 'tool',
+        tool: offered.name,
+        toolId,
+        arguments: args,
+        success: true,
+        result: outcome.result,
+        durationMs,
+      },
+      content: JSON.stringify({ result: outcome.result }),
+    };
+  }
+  await emitToolEvent(ctx, owner, 'tool.failed', {
+    ...base,
+    success: false,
+    error: outcome.error,
+    duration: durationMs,
+  });
+  return {
+    action: {
+      type: 'tool',
+      tool: offered.name,
+      toolId,
+      arguments: args,
+      success: false,
+      error: outcome.error,
+      durationMs,
+    },
+    content: JSON.stringify({ error: outcome.error }),
+  };
+}
+
+const toolIdOf = (t: AgentTool) =>
+  t.ref.kind === 'custom' ? t.ref.toolId : `${t.ref.serverId}/${t.ref.toolName}`;
+
+/** Records a turn once (a retried activity finds it recorded and answers the stored turn). */
+export async function recordTurn(
+  ctx: CoreContext,
+  input: { sessionId: string } & TurnRecord,
+): Promise<TurnRecord> {
+  const em = ctx.orm.em.fork();
+  const knex = em.getConnection().getKnex();
+  await knex.raw(
+    `insert into session_turns (session_id, index, text, reply, route, actions, error, latency_ms, created_at)
+     values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing`,
+    [
+      input.sessionId,
+      input.index,
+      input.text,
+      input.reply.text,
+      input.route,
+      JSON.stringify(input.actions),
+      input.error,
+      input.latencyMs,
+    ],
+  );
+  await knex.raw(
+    `update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?`,
+    [input.index, input.sessionId],
+  );
+  const turn = await em.findOneOrFail(SessionTurn, { sessionId: input.sessionId, index: input.index });
+  return turnRecord(turn);
+}
+
+export function turnRecord(t: SessionTurn): TurnRecord {
+  return {
+    index: t.index,
+    text: t.text,
+    reply: { text: t.reply },
+    route: t.route,
+    actions: t.actions,
+    error: t.error ?? null,
+    latencyMs: t.latencyMs,
+  };
+}
+
+/**
+ * Ends a session once: status, end time and reason, and `session.ended` (duration in ms, turn
+ * count) with an id derived from the session, in one transaction. Answers the session's end.
+ */
+export async function endSession(
+  ctx: CoreContext,
+  input: { sessionId: string; reason: SessionEndReason },
+): Promise<{ endedAt: string; turnCount: number; durationMs: number }> {
+  const em = ctx.orm.em.fork();
+  return em.transactional(async (tem) => {
+    const session = await tem.findOneOrFail(
+      Session,
+      { id: input.sessionId },
+      { lockMode: 4 /* PESSIMISTIC_WRITE */ },
+    );
+    if (session.status === 'active') {
+      const endedAt = new Date();
+      tem.assign(session, { status: 'ended', endedAt, endReason: input.reason });
+      emitEvent(tem, {
+        id: derivedId('evt', session.id, 'ended'),
+        accountId: session.account,
+        environment: session.environment,
+        type: 'session.ended',
+        personaId: session.personaId,
+        data: {
+          sessionId: session.id,
+          userId: session.userId,
+          personaId: session.personaId,
+          duration: endedAt.getTime() - session.startedAt.getTime(),
+          turnCount: session.turnCount,
+          reason: input.reason,
+        },
+      });
+    }
+    const endedAt = session.endedAt ?? new Date();
+    return {
+      endedAt: endedAt.toISOString(),
+      turnCount: session.turnCount,
+      durationMs: endedAt.getTime() - session.startedAt.getTime(),
+    };
+  });
+}

@@ -1,0 +1,108 @@
+import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
+import { newId } from '../common/ids';
+import type { Environment } from '../common/owner';
+import type { SessionEndReason, SessionStatus, TurnRoute } from './statuses';
+
+/**
+ * A voice session (`sess_…`): one conversation of a user with a persona, run by one Temporal workflow
+ * (workflow id = the session id). The row is committed with `session.started` before the workflow
+ * starts; the workflow's activities record turns and the end.
+ */
+export class Session {
+  [OptionalProps]?:
+    | 'id'
+    | 'status'
+    | 'metadata'
+    | 'turnCount'
+    | 'endedAt'
+    | 'endReason'
+    | 'workflowStartedAt'
+    | 'createdAt'
+    | 'updatedAt';
+  id: string = newId('sess');
+  account!: string;
+  environment!: Environment;
+  personaId!: string;
+  userId!: string;
+  status: SessionStatus = 'active';
+  metadata: Record<string, unknown> = {};
+  greeting!: string;
+  startedAt!: Date;
+  endedAt?: Date | null;
+  endReason?: SessionEndReason | null;
+  turnCount = 0;
+  workflowStartedAt?: Date | null;
+  createdAt: Date = new Date();
+  updatedAt: Date = new Date();
+}
+
+export const SessionSchema = new EntitySchema<Session>({
+  class: Session,
+  tableName: 'sessions',
+  properties: {
+    ...ownedResourceProperties(),
+    personaId: { type: 'string', length: 40 },
+    userId: { type: 'string', length: 128 },
+    status: { type: 'string', length: 16 },
+    metadata: { type: 'json', columnType: 'jsonb' },
+    greeting: { type: 'text' },
+    startedAt: { type: 'Date', columnType: 'timestamptz' },
+    endedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    endReason: { type: 'string', length: 16, nullable: true },
+    turnCount: { type: 'integer' },
+    workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    ...timestampProperties(),
+  },
+});
+
+/** One action the agent took in a turn: a tool call or a workflow run. */
+export type TurnAction =
+  | {
+      type: 'tool';
+      tool: string;
+      toolId: string;
+      arguments: Record<string, unknown>;
+      success: boolean;
+      result?: unknown;
+      error?: string;
+      durationMs: number;
+    }
+  | {
+      type: 'workflow';
+      workflowId: string;
+      workflowName: string;
+      executionId: string;
+      status: string;
+      durationMs: number;
+    };
+
+/** One exchange: what the caller said and how the agent answered (`index` from 1). */
+export class SessionTurn {
+  [OptionalProps]?: 'error' | 'createdAt';
+  sessionId!: string;
+  index!: number;
+  text!: string;
+  reply!: string;
+  route!: TurnRoute;
+  actions!: TurnAction[];
+  error?: string | null;
+  latencyMs!: number;
+  createdAt: Date = new Date();
+}
+
+export const SessionTurnSchema = new EntitySchema<SessionTurn>({
+  class: SessionTurn,
+  tableName: 'session_turns',
+  properties: {
+    sessionId: { type: 'string', primary: true, length: 40 },
+    index: { type: 'integer', primary: true },
+    text: { type: 'text' },
+    reply: { type: 'text' },
+    route: { type: 'string', length: 16 },
+    actions: { type: 'json', columnType: 'jsonb' },
+    error: { type: 'text', nullable: true },
+    latencyMs: { type: 'integer' },
+    createdAt: { type: 'Date', columnType: 'timestamptz' },
+  },
+});

@@ -1,0 +1,99 @@
+import type { AppContext } from '../app/context';
+import type { PlatformAuth } from '../auth/platform-auth';
+import type { ApiRoot } from '../http/api-router';
+import { ok, paged } from '../http/envelope';
+import {
+  ListSessionsQuery,
+  SessionContextEnvelope,
+  SessionDetailEnvelope,
+  SessionEnvelope,
+  SessionIdParams,
+  SessionList,
+  StartSessionBody,
+  TurnBody,
+  TurnEnvelope,
+} from './sessions.schemas';
+import {
+  endSession,
+  getSession,
+  listSessions,
+  sessionContext,
+  startSession,
+  takeTurn,
+} from './sessions.service';
+
+export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
+  const em = () => ctx.orm.em;
+  platform
+    .route({
+      method: 'post',
+      path: '/sessions',
+      summary: 'Start a voice session with a persona',
+      description:
+        'A `pk_live_` key may start sessions only with published personas (409 otherwise); a `pk_test_` key with any persona of the account. Emits `session.started`. The session is a Temporal workflow whose id is the session id.',
+      scope: 'sessions:write',
+      body: StartSessionBody,
+      success: {
+        status: 201,
+        description: 'The session, with the greeting to speak first',
+        schema: SessionEnvelope,
+      },
+      handler: async ({ auth, body }) => ok(await startSession(ctx, em(), auth, body)),
+    })
+    .route({
+      method: 'get',
+      path: '/sessions',
+      summary: 'List sessions',
+      scope: 'sessions:read',
+      query: ListSessionsQuery,
+      success: { description: 'Sessions, newest first', schema: SessionList },
+      handler: async ({ auth, query }) => {
+        const { data, total } = await listSessions(em(), auth, query);
+        return paged(data, { total, limit: query.limit, offset: query.offset });
+      },
+    })
+    .route({
+      method: 'get',
+      path: '/sessions/:id',
+      summary: 'Get a session with its transcript',
+      scope: 'sessions:read',
+      params: SessionIdParams,
+      success: { description: 'The session and every turn', schema: SessionDetailEnvelope },
+      handler: async ({ auth, params }) => ok(await getSession(em(), auth, params.id)),
+    })
+    .route({
+      method: 'post',
+      path: '/sessions/:id/turns',
+      summary: 'Say something to the agent',
+      description:
+        'The agent answers, in order: a `voice_command` workflow whose trigger matches runs (its `speak` steps are the reply); else, with an LLM configured, one chat completion with every custom and MCP tool as functions (tool calls run, at most 3 rounds); else a reply naming the voice commands it knows. An out-of-scope topic of the persona gets a polite refusal, with no model or tool. A model failure is a spoken fallback with `error` set. An ended session → 409.',
+      scope: 'sessions:write',
+      rateClass: 'standard',
+      params: SessionIdParams,
+      body: TurnBody,
+      success: { description: 'The turn: the reply and the actions taken', schema: TurnEnvelope },
+      handler: async ({ auth, params, body }) => ok(await takeTurn(ctx, em(), auth, params.id, body)),
+    })
+    .route({
+      method: 'post',
+      path: '/sessions/:id/end',
+      summary: 'End a session',
+      description:
+        'Emits `session.ended` (`duration` in ms, `turnCount`). Ending an ended session answers it as it is.',
+      scope: 'sessions:write',
+      params: SessionIdParams,
+      success: { description: 'The ended session', schema: SessionEnvelope },
+      handler: async ({ auth, params }) => ok(await endSession(ctx, em(), auth, params.id)),
+    })
+    .route({
+      method: 'get',
+      path: '/sessions/:id/context',
+      summary: 'What the next turn will send to the model',
+      description:
+        'The system prompt (the persona, and the caller’s 20 most recent activities of this persona or of none), the tools offered, and the conversation so far.',
+      scope: 'sessions:read',
+      params: SessionIdParams,
+      success: { description: 'The agent’s context', schema: SessionContextEnvelope },
+      handler: async ({ auth, params }) => ok(await sessionContext(ctx, em(), auth, params.id)),
+    });
+}

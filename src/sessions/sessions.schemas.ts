@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { SESSION_END_REASONS, SESSION_STATUSES, TURN_ROUTES } from './statuses';
+
+export const SessionIdParams = z.object({ id: z.string().min(1).max(64) });
+
+export const StartSessionBody = z
+  .strictObject({
+    personaId: z.string().regex(/^persona_[A-Za-z0-9]{1,56}$/, 'must be a persona id (persona_…)'),
+    userId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(128)
+      .meta({ description: 'Your id for the caller; their activities feed the agent’s context' }),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .refine((m) => m === undefined || JSON.stringify(m).length <= 8192, 'must be at most 8 KiB as JSON')
+      .meta({ description: 'Anything you want to keep with the session (at most 8 KiB)' }),
+  })
+  .meta({ id: 'StartSessionRequest' });
+export type StartSessionInput = z.infer<typeof StartSessionBody>;
+
+export const TurnBody = z
+  .strictObject({
+    text: z.string().trim().min(1).max(2000).meta({ description: 'What the caller said (transcribed)' }),
+    audio: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: the reply also comes as speech in the persona’s voice' }),
+  })
+  .meta({ id: 'TurnRequest' });
+export type TurnInput = z.infer<typeof TurnBody>;
+
+export const ListSessionsQuery = z.strictObject({
+  status: z.enum(SESSION_STATUSES).optional(),
+  personaId: z.string().max(64).optional(),
+  userId: z.string().max(128).optional(),
+  ...paginationQuery,
+});
+export type ListSessionsInput = z.infer<typeof ListSessionsQuery>;
+
+const Action = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('tool'),
+    tool: z.string().meta({ description: 'The function name the model called' }),
+    toolId: z
+      .string()
+      .meta({ description: '`tool_…` for a custom tool, `<mcp server id>/<tool name>` for an MCP tool' }),
+    arguments: z.record(z.string(), z.unknown()),
+    success: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+    statusCode: z.number().int().optional(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    type: z.literal('workflow'),
+    workflowId: z.string(),
+    workflowName: z.string(),
+    executionId: z.string().meta({ description: 'GET /workflows/:workflowId/executions/:executionId' }),
+    status: z.string(),
+    durationMs: z.number(),
+  }),
+]);
+
+export const TurnView = z
+  .object({
+    index: z.number().int(),
+    text: z.string(),
+    reply: z.object({
+      text: z.string(),
+      audioUrl: z.string().optional().meta({ description: 'With `audio: true`: `data:audio/mpeg;base64,…`' }),
+    }),
+    route: z.enum(TURN_ROUTES).meta({
+      description:
+        '`workflow` (a voice command matched), `llm`, `refusal` (out-of-scope topic) or `fallback` (no LLM configured)',
+    }),
+    actions: z.array(Action),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'What went wrong (the reply is then a spoken fallback)' }),
+    latencyMs: z.number(),
+  })
+  .meta({ id: 'SessionTurn' });
+export type TurnViewShape = z.input<typeof TurnView>;
+
+const SessionBase = z.object({
+  id: z.string().meta({ example: 'sess_…' }),
+  status: z.enum(SESSION_STATUSES),
+  personaId: z.string(),
+  userId: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  greeting: z.string().meta({ description: "The persona's first greeting" }),
+  startedAt: timestamp(),
+  endedAt: timestamp().nullable(),
+  endReason: z.enum(SESSION_END_REASONS).nullable(),
+  turnCount: z.number().int(),
+});
+export const SessionSummary = SessionBase.meta({ id: 'Session' });
+export const SessionDetail = SessionBase.extend({
+  transcript: z.array(TurnView.omit({ reply: true }).extend({ reply: z.object({ text: z.string() }) })),
+}).meta({ id: 'SessionWithTranscript' });
+
+export const SessionEnvelope = envelopeOf(SessionSummary);
+export const SessionDetailEnvelope = envelopeOf(SessionDetail);
+export const SessionList = pagedEnvelopeOf(SessionSummary);
+export const TurnEnvelope = envelopeOf(TurnView);
+export const SessionContextEnvelope = envelopeOf(
+  z.object({
+    system: z
+      .string()
+      .meta({ description: 'The system prompt: the persona, and the caller’s 20 most recent activities' }),
+    tools: z.array(
+      z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }),
+    ),
+    history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
+  }),
+);

@@ -1,0 +1,188 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AppContext } from '../app/context';
+import type { PlatformAuth } from '../auth/platform-auth';
+import { findOwned } from '../common/owned';
+import type { Owner } from '../common/owner';
+import { emitEvent } from '../events/emit';
+import { ApiError, conflict, notFound } from '../http/errors';
+import { Persona } from '../personas/persona.entity';
+import { buildAgentContext } from './agent-context';
+import { type TurnRecord, turnRecord } from './agent-turn';
+import { Session, SessionTurn } from './session.entity';
+import { startSessionWorkflow } from './session-workflows';
+import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function sessionView(s: Session) {
+  return {
+    id: s.id,
+    status: s.status,
+    personaId: s.personaId,
+    userId: s.userId,
+    metadata: s.metadata,
+    greeting: s.greeting,
+    startedAt: s.startedAt.toISOString(),
+    endedAt: iso(s.endedAt),
+    endReason: s.endReason ?? null,
+    turnCount: s.turnCount,
+  };
+}
+
+export const findSession = (em: EntityManager, owner: Owner, id: string) =>
+  findOwned(em, Session, owner, id, 'Session');
+
+/**
+ * POST /sessions: the session row and `session.started` commit together, then the session's workflow
+ * starts (if Temporal cannot be reached, the dispatcher starts it later). A `pk_live_` key may use
+ * only published personas; a `pk_test_` key any persona of the account, drafts included.
+ */
+export async function startSession(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  input: StartSessionInput,
+) {
+  const persona = await em.findOne(Persona, { id: input.personaId, account: auth.accountId });
+  if (!persona) throw notFound('Persona');
+  if (auth.environment === 'live' && persona.status !== 'published') {
+    throw conflict(
+      `Persona ${persona.id} is ${persona.status}: live keys can start sessions only with published personas (use a pk_test_ key to try drafts)`,
+    );
+  }
+  const greeting =
+    persona.manifest.behaviors?.greetings?.find((g) => g.trim().length > 0) ??
+    `Hi, this is ${persona.name || 'your assistant'}. How can I help?`;
+  const session = em.create(Session, {
+    account: auth.accountId,
+    environment: auth.environment,
+    personaId: persona.id,
+    userId: input.userId,
+    metadata: input.metadata ?? {},
+    greeting,
+    startedAt: new Date(),
+  });
+  emitEvent(em, {
+    accountId: auth.accountId,
+    environment: auth.environment,
+    type: 'session.started',
+    personaId: persona.id,
+    data: { sessionId: session.id, userId: session.userId, personaId: persona.id },
+  });
+  await em.flush();
+  try {
+    await startSessionWorkflow(ctx.temporalEager ?? ctx.temporal, ctx.config, {
+      id: session.id,
+      accountId: auth.accountId,
+      personaId: persona.id,
+      userId: session.userId,
+    });
+    await em.nativeUpdate(Session, { id: session.id }, { workflowStartedAt: new Date() });
+  } catch (error) {
+    ctx.logger.warn(
+      { err: error, sessionId: session.id },
+      'session workflow not started yet; the dispatcher will',
+    );
+  }
+  return sessionView(session);
+}
+
+export async function listSessions(em: EntityManager, owner: Owner, query: ListSessionsInput) {
+  const where = {
+    account: owner.accountId,
+    environment: owner.environment,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.personaId ? { personaId: query.personaId } : {}),
+    ...(query.userId ? { userId: query.userId } : {}),
+  };
+  const [rows, total] = await em.findAndCount(Session, where, {
+    orderBy: { startedAt: 'desc', id: 'desc' },
+    limit: query.limit,
+    offset: query.offset,
+  });
+  return { data: rows.map(sessionView), total };
+}
+
+export async function getSession(em: EntityManager, owner: Owner, id: string) {
+  const session = await findSession(em, owner, id);
+  const turns = await em.find(SessionTurn, { sessionId: id }, { orderBy: { index: 'asc' } });
+  return { ...sessionView(session), transcript: turns.map(turnRecord) };
+}
+
+/** Maps what can go wrong talking to the session's workflow onto the API's errors. */
+function workflowError(error: unknown, sessionId: string): never {
+  if (error instanceof ApiError) throw error;
+  if (error instanceof WorkflowUpdateFailedError) {
+    const reason = error.cause?.message ?? error.message;
+    if (/ended/i.test(reason)) throw conflict(`Session ${sessionId} has ended`);
+    throw conflict(`The session refused the turn: ${reason}`);
+  }
+  if (error instanceof WorkflowNotFoundError) throw conflict(`Session ${sessionId} has ended`);
+  if (error instanceof ServiceError) {
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Temporal is unavailable; retry the turn shortly');
+  }
+  throw error;
+}
+
+/**
+ * POST /sessions/:id/turns: the turn goes to the session's workflow as a Workflow Update and is
+ * answered once the agent replied. With `audio`, the reply is also spoken in the persona's voice.
+ */
+export async function takeTurn(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  input: TurnInput,
+): Promise<TurnViewShape> {
+  const session = await findSession(em, owner, id);
+  if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
+  let turn: TurnRecord;
+  try {
+    turn = await ctx.temporal.workflow
+      .getHandle(id)
+      .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }] });
+  } catch (error) {
+    workflowError(error, id);
+  }
+  if (!input.audio) return turn;
+  const persona = await em.findOne(Persona, { id: session.personaId });
+  const voiceId = persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria';
+  try {
+    const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
+    if (spoken) return { ...turn, reply: { ...turn.reply, audioUrl: spoken.preview.audioUrl } };
+  } catch (error) {
+    ctx.logger.warn({ err: error, sessionId: id }, 'could not synthesize the reply');
+  }
+  return turn;
+}
+
+/** POST /sessions/:id/end: ends the session through its workflow (idempotent). */
+export async function endSession(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
+  const session = await findSession(em, owner, id);
+  if (session.status === 'active') {
+    try {
+      await ctx.temporal.workflow.getHandle(id).executeUpdate('end');
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError || error instanceof WorkflowUpdateFailedError)) {
+        workflowError(error, id);
+      }
+    }
+  }
+  return sessionView(await em.refreshOrFail(session));
+}
+
+/** GET /sessions/:id/context: exactly what the next turn sends to the model (besides the caller's words). */
+export async function sessionContext(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
+  const session = await findSession(em, owner, id);
+  const context = await buildAgentContext(ctx, em, session);
+  return {
+    system: context.system,
+    tools: context.tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+    history: context.history.map((m) => ({
+      role: m.role as 'user' | 'assistant',
+      content: String(m.content),
+    })),
+  };
+}

@@ -1,0 +1,202 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineUpdate,
+  executeChild,
+  ParentClosePolicy,
+  proxyLocalActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ChatMessage } from '../src/sessions/agent-context';
+import type { TurnPlan, TurnRecord } from '../src/sessions/agent-turn';
+import type { TurnAction } from '../src/sessions/session.entity';
+import type { runVoiceWorkflow } from './run-voice-workflow';
+
+export interface VoiceSessionInput {
+  sessionId: string;
+  /** SESSION_IDLE_TIMEOUT_S in ms: with no turn for this long the session ends (`idle_timeout`). */
+  idleTimeoutMs: number;
+  /** After this many turns in one run the workflow continues as new, so its history stays bounded. */
+  turnsPerRun: number;
+  /** Turns taken by earlier runs (continue-as-new). */
+  turnCount?: number;
+}
+
+export interface SessionEnd {
+  endedAt: string;
+  turnCount: number;
+  durationMs: number;
+}
+
+/** One turn: what the caller said. Answers the turn once the agent has replied (README "Voice sessions"). */
+export const turnUpdate = defineUpdate<TurnRecord, [{ text: string }]>('turn');
+/** Ends the session (`session.ended`); ending an ended session answers its end again. */
+export const endUpdate = defineUpdate<SessionEnd, []>('end');
+export const sessionStateQuery = defineQuery<{ status: string; turnCount: number }>('state');
+
+/** Planning, recording and ending: quick database work, retried until the database answers. */
+const { planTurn, recordTurn, endSession } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+});
+/** The model: one attempt (its failures are answers, spoken as a fallback). */
+const { chatCompletion } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '40 seconds',
+  retry: { maximumAttempts: 2 },
+});
+/** A tool call: its failures are answers too; retried only when the worker itself failed. */
+const { runAgentTool } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '45 seconds',
+  retry: { maximumAttempts: 2 },
+});
+
+/** At most this many chat completions per turn (tool results go back to the model in between). */
+const LLM_ROUNDS = 3;
+const FALLBACK_REPLY = "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
+
+async function takeTurn(sessionId: string, index: number, text: string): Promise<TurnRecord> {
+  const started = Date.now();
+  const plan: TurnPlan = await planTurn({ sessionId, index, text });
+  const actions: TurnAction[] = [];
+  let reply = FALLBACK_REPLY;
+  let error: string | null = null;
+
+  if (plan.kind === 'reply') {
+    reply = plan.reply;
+  } else if (plan.kind === 'workflow') {
+    const t0 = Date.now();
+    let status = 'completed';
+    try {
+      const view = await executeChild<typeof runVoiceWorkflow>('runVoiceWorkflow', {
+        workflowId: plan.input.executionId,
+        args: [plan.input],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+      const speech = (view?.output as { speech?: string[] } | null)?.speech ?? [];
+      reply = speech.join(' ') || `Done: ${plan.workflowName}.`;
+    } catch (failure) {
+      status = 'failed';
+      const cause = (failure as Error).cause as Error | undefined;
+      error = `Workflow ${plan.workflowName} failed: ${cause?.message ?? (failure as Error).message}`;
+      reply = `Sorry, I couldn't finish "${plan.workflowName}" this time.`;
+    }
+    actions.push({
+      type: 'workflow',
+      workflowId: plan.input.workflowId,
+      workflowName: plan.workflowName,
+      executionId: plan.input.executionId,
+      status,
+      durationMs: Date.now() - t0,
+    });
+  } else {
+    const messages: ChatMessage[] = [...plan.messages];
+    for (let round = 1; round <= LLM_ROUNDS; round++) {
+      const answer = await chatCompletion({ messages, tools: plan.tools });
+      if (!answer.ok) {
+        error = answer.error;
+        reply = FALLBACK_REPLY;
+        break;
+      }
+      if (answer.toolCalls.length === 0 || round === LLM_ROUNDS) {
+        reply = answer.content?.trim() || FALLBACK_REPLY;
+        if (answer.toolCalls.length > 0) error = `The model still wanted tools after ${LLM_ROUNDS} rounds`;
+        break;
+      }
+      messages.push({ role: 'assistant', content: answer.content, tool_calls: answer.toolCalls });
+      for (const call of answer.toolCalls) {
+        const ran = await runAgentTool({ sessionId, call, tools: plan.tools });
+        actions.push(ran.action);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: ran.content });
+      }
+    }
+  }
+  const route = plan.kind === 'reply' ? plan.route : plan.kind;
+  return recordTurn({
+    sessionId,
+    index,
+    text,
+    reply: { text: reply },
+    route,
+    actions,
+    error,
+    latencyMs: Date.now() - started,
+  });
+}
+
+/**
+ * One voice session (workflow id = the `sess_…` id). Each turn is a Workflow Update, so the Web UI
+ * shows the conversation turn by turn (the update's input is what the caller said, its result the
+ * agent's reply and actions); turns are taken one at a time, in order. With no turn for
+ * `idleTimeoutMs` (a durable timer) the session ends as `idle_timeout`; the `end` update ends it at
+ * once. Every `turnsPerRun` turns the workflow continues as new, so a long conversation's history
+ * stays bounded.
+ */
+export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<SessionEnd> {
+  let turnCount = input.turnCount ?? 0;
+  let turnsThisRun = 0;
+  let status: 'active' | 'ending' | 'ended' = 'active';
+  let busy = false;
+  let ended: SessionEnd | undefined;
+
+  setHandler(sessionStateQuery, () => ({ status, turnCount }));
+  setHandler(
+    turnUpdate,
+    async ({ text }) => {
+      await condition(() => !busy);
+      busy = true;
+      try {
+        const index = ++turnCount;
+        turnsThisRun++;
+        setCurrentDetails(`Turn ${index}: “${text}”`);
+        const turn = await takeTurn(input.sessionId, index, text);
+        setCurrentDetails(`Turn ${index}: “${text}” → “${turn.reply.text}”`);
+        return turn;
+      } finally {
+        busy = false;
+      }
+    },
+    {
+      validator: ({ text }) => {
+        if (status !== 'active') throw new Error('The session has ended');
+        if (typeof text !== 'string' || text.trim() === '') throw new Error('text is required');
+      },
+    },
+  );
+  const finish = async (reason: 'ended' | 'idle_timeout') => {
+    status = 'ending';
+    await condition(() => !busy);
+    ended = await endSession({ sessionId: input.sessionId, reason });
+    status = 'ended';
+    setCurrentDetails(`Ended (${reason}) after ${ended.turnCount} turns`);
+  };
+  setHandler(endUpdate, async () => {
+    if (status === 'active') await finish('ended');
+    await condition(() => status === 'ended');
+    return ended!;
+  });
+
+  setCurrentDetails('Waiting for the first turn');
+  while (status === 'active') {
+    const seen = turnCount;
+    const woke = await condition(() => status !== 'active' || turnCount !== seen, input.idleTimeoutMs);
+    if (!woke && !busy) {
+      await finish('idle_timeout');
+      break;
+    }
+    await condition(() => !busy || status !== 'active');
+    if (status === 'active' && (turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
+      await condition(allHandlersFinished);
+      if (status === 'active' && !busy) {
+        await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount });
+      }
+    }
+  }
+  await condition(() => status === 'ended');
+  await condition(allHandlersFinished);
+  return ended!;
+}
