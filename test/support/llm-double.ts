@@ -1,9 +1,10 @@
 import http from 'node:http';
 
 /** What a scripted double answers: an assistant message (content and/or tool calls), or an HTTP failure. */
-export type LlmReply =
+export type LlmReply = (
   | { content?: string | null; tool_calls?: { id: string; name: string; arguments: unknown }[] }
-  | { status: number; raw?: string };
+  | { status: number; raw?: string }
+) & { /** Answer only after this long. */ delayMs?: number };
 
 /** A request as the double received it. */
 export interface LlmRequest {
@@ -38,6 +39,8 @@ export async function startLlmDouble(): Promise<{
     const reply: LlmReply = scripted
       ? scripted(body, requests.length - 1)
       : { content: `echo: ${body.messages.at(-1)?.content ?? ''}` };
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (res.destroyed) return;
     if ('status' in reply) {
       res
         .writeHead(reply.status, { 'content-type': 'application/json' })

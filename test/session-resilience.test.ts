@@ -1,0 +1,74 @@
+import type { ChildProcess } from 'node:child_process';
+import { TEST_ENV } from './support/env';
+import { createIsolatedDatabase } from './support/isolated-db';
+import { startLlmDouble } from './support/llm-double';
+import { completeManifest } from './support/personas';
+import { eventually } from './support/receiver';
+import { spawnWorker, stopProcess, workerProcessEnv } from './support/resilience';
+import { call, newDeveloper, startTestApp } from './support/test-app';
+
+describe('a worker killed in the middle of a turn', () => {
+  it('the turn is answered once, on another worker, and the session goes on', async () => {
+    const db = await createIsolatedDatabase('sesskill');
+    const llm = await startLlmDouble();
+    const env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: TEST_ENV.temporalAddress(),
+      TEMPORAL_TASK_QUEUE: `vp-sesskill-${process.pid}`,
+      LLM_BASE_URL: llm.baseUrl,
+    };
+    const app = await startTestApp({ ...env, RATE_LIMITS: 'off' });
+    const workerEnv = workerProcessEnv(env, 'sesskill');
+    let first: ChildProcess | undefined = spawnWorker(workerEnv);
+    let second: ChildProcess | undefined;
+    try {
+      const dev = await newDeveloper(app);
+      const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+        token: dev.token,
+        body: { manifest: completeManifest('resilient-agent') },
+      });
+      const api = (method: string, path: string, body?: unknown) =>
+        call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
+      const started = await api('POST', '/sessions', {
+        personaId: persona.body.persona.id,
+        userId: 'caller',
+      });
+      expect(started.status).toBe(201);
+      const id = started.body.data.id as string;
+
+      // the first worker is waiting on the model when it dies; the next attempt answers at once
+      llm.script((_req, i) =>
+        i === 0 ? { content: 'too late', delayMs: 60_000 } : { content: 'Hello again!' },
+      );
+      const turn = api('POST', `/sessions/${id}/turns`, { text: 'hello' });
+      await eventually(async () => llm.requests.length === 1, 60_000);
+      await stopProcess(first, 'SIGKILL');
+      first = undefined;
+      second = spawnWorker(workerEnv);
+
+      const answered = await turn;
+      expect(answered.status).toBe(200);
+      expect(answered.body.data).toMatchObject({ index: 1, reply: { text: 'Hello again!' }, error: null });
+      const rows = await app.ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute('select index, reply from session_turns where session_id = ?', [id]);
+      expect(rows).toEqual([{ index: 1, reply: 'Hello again!' }]);
+
+      llm.script(undefined);
+      const next = await api('POST', `/sessions/${id}/turns`, { text: 'still there?' });
+      expect(next.body.data).toMatchObject({ index: 2, reply: { text: 'echo: still there?' } });
+      expect((await api('GET', `/sessions/${id}`)).body.data).toMatchObject({
+        status: 'active',
+        turnCount: 2,
+      });
+    } finally {
+      await stopProcess(first, 'SIGKILL');
+      await stopProcess(second, 'SIGTERM');
+      await app.close();
+      await llm.close();
+      await db.drop();
+    }
+  }, 180_000);
+});
