@@ -16,6 +16,7 @@ export const SCENARIOS = {
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
+  'voice-session-command-fallback-end': 'voiceSessionWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

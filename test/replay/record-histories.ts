@@ -231,6 +231,54 @@ async function main(): Promise<void> {
     const withdrawn = await submitted('history-withdrawn');
     await consoleApi('DELETE', `/personas/${withdrawn.id}`);
     await record('review-persona-withdrawn', withdrawn.handle);
+
+    // a voice session: a turn that runs a voice command (a child workflow), one the agent answers
+    // with the commands it knows (no LLM here), then the end
+    await api(
+      'POST',
+      '/workflows',
+      {
+        name: 'Opening hours',
+        trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
+        nodes: [
+          { id: 'start', type: 'start' },
+          { id: 'say', type: 'speak', config: { text: 'Nine to five.' } },
+          { id: 'end', type: 'end' },
+        ],
+        edges: chain('start', 'say', 'end'),
+      },
+      dev.testKey,
+      [201],
+    );
+    const { persona: sessionPersona } = await consoleApi('POST', '/personas', {
+      manifest: completeManifest('history-session'),
+    });
+    const session = await api(
+      'POST',
+      '/sessions',
+      { personaId: sessionPersona.id, userId: 'caller' },
+      dev.testKey,
+      [201],
+    );
+    const hours = await api(
+      'POST',
+      `/sessions/${session.id}/turns`,
+      { text: 'What are your opening hours?' },
+      dev.testKey,
+      [200],
+    );
+    const other = await api(
+      'POST',
+      `/sessions/${session.id}/turns`,
+      { text: 'tell me a joke' },
+      dev.testKey,
+      [200],
+    );
+    if (hours.route !== 'workflow' || other.route !== 'fallback') {
+      throw new Error(`session: ${JSON.stringify([hours, other])}`);
+    }
+    await api('POST', `/sessions/${session.id}/end`, undefined, dev.testKey, [200]);
+    await record('voice-session-command-fallback-end', app.ctx.temporal.workflow.getHandle(session.id));
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
