@@ -1,0 +1,256 @@
+import os from 'node:os';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createApp } from '../src/app/app';
+import { buildContext, closeServer, listen, startWorker } from '../src/app/runtime';
+import { signDevToken } from '../src/auth/dev-idp';
+import { loadConfig } from '../src/config/env';
+import { createLogger } from '../src/logging/logger';
+import { startTemporalDevServer } from '../src/temporal/dev-server';
+import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
+import { startLlmDouble } from '../test/support/llm-double';
+import { startMcpTestServer } from '../test/support/mcp-test-server';
+import { completeManifest } from '../test/support/personas';
+import { benchWorkspace, percentile, runBench } from './support';
+
+/**
+ * bench:sessions — voice-session turns through POST /sessions/:id/turns (API and worker in one
+ * process as `npm start`, Temporal dev server, PostgreSQL, a real MCP server and an LLM double that
+ * answers at once, all on this machine):
+ * - turn latency of a voice-command turn (a speak-only workflow) and of a one-tool LLM turn (model →
+ *   MCP tool → model), each beside the sum of the model and tool times measured directly in the same
+ *   run; the difference is the platform's overhead (target p95 ≤ 25 ms);
+ * - 50 concurrent sessions, one turn per second each, for 30 s: turns/s and p95 (targets ≥ 40/s,
+ *   p95 ≤ 150 ms);
+ * - activities: 20 000 logged through the API in batches of concurrent requests (req/s), then stats
+ *   over them (ms).
+ */
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 150);
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
+const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const ACTIVITIES = Number(process.env.BENCH_ACTIVITIES ?? 20_000);
+const ACTIVITY_BATCH = 32;
+const WARMUP = 20;
+
+const stats = (times: number[]) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+};
+const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
+
+async function main(): Promise<void> {
+  const logger = createLogger('warn', 'bench');
+  const temporal = await startTemporalDevServer({
+    logger,
+    namespace: 'default',
+    searchAttributes: SEARCH_ATTRIBUTES,
+  });
+  const workspace = benchWorkspace('sessions');
+  const mcp = await startMcpTestServer();
+  const llm = await startLlmDouble();
+  // the model: a question about an order → the lookup tool, then an answer from its result
+  llm.script((req) => {
+    const toolAnswer = req.messages.find((m) => m.role === 'tool');
+    if (toolAnswer)
+      return { content: `Your order is ${JSON.parse(toolAnswer.content ?? '{}').result?.status}.` };
+    const last = req.messages.at(-1)?.content ?? '';
+    if (/order/i.test(last)) {
+      return { tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'A-1' } }] };
+    }
+    return { content: 'Hello!' };
+  });
+  const config = loadConfig({
+    NODE_ENV: 'development',
+    DATABASE_URL: workspace.databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    DATA_DIR: workspace.dataDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMITS: 'off',
+    LLM_BASE_URL: llm.baseUrl,
+    VOICE_WORKERS: '1',
+  });
+  const ctx = await buildContext(
+    config,
+    logger,
+    { databaseUrl: workspace.databaseUrl, poolMax: 20, temporalAddress: temporal.address },
+    { migrate: true, registerSearchAttributes: false },
+  );
+  const worker = await startWorker(ctx, temporal.address);
+  const { app } = createApp(ctx);
+  const server = await listen(app, '127.0.0.1', 0);
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  try {
+    const token = await signDevToken(workspace.dataDir, 'bench@example.com');
+    const request = async (method: string, urlPath: string, auth: string, body?: unknown) => {
+      const res = await fetch(base + urlPath, {
+        method,
+        headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await res.json()) as any;
+      if (res.status >= 300) throw new Error(`${urlPath}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const key = (
+      await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'test' })
+    ).key.fullKey;
+    const persona = (
+      await request('POST', '/api/v1/developers/personas', token, {
+        manifest: completeManifest('bench-agent'),
+      })
+    ).persona;
+    await request('POST', '/api/v2/developers/mcp-servers', key, { name: 'orders', endpoint: mcp.url });
+    await request('POST', '/api/v2/developers/workflows', key, {
+      name: 'Opening hours',
+      trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'say', type: 'speak', config: { text: 'Nine to five, Monday to Friday.' } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { sourceId: 'start', targetId: 'say' },
+        { sourceId: 'say', targetId: 'end' },
+      ],
+    });
+    const startSession = async (userId: string) =>
+      (await request('POST', '/api/v2/developers/sessions', key, { personaId: persona.id, userId })).data
+        .id as string;
+    const turn = async (sessionId: string, text: string, route: string) => {
+      const started = performance.now();
+      const res = await request('POST', `/api/v2/developers/sessions/${sessionId}/turns`, key, { text });
+      if (res.data.route !== route || res.data.error) throw new Error(`turn: ${JSON.stringify(res.data)}`);
+      return performance.now() - started;
+    };
+
+    // direct baselines, same run: the model double's round trip (with the same tools) and the MCP tool
+    const mcpClient = new McpClient({ name: 'bench', version: '1' });
+    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
+    const tools = (await mcpClient.listTools()).tools.map((t) => ({
+      type: 'function',
+      function: { name: `orders__${t.name}`, description: t.description, parameters: t.inputSchema },
+    }));
+    const directLlm = async (content: string) => {
+      const started = performance.now();
+      const res = await fetch(`${llm.baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content }], tools }),
+      });
+      await res.json();
+      return performance.now() - started;
+    };
+    const directTool = async () => {
+      const started = performance.now();
+      await mcpClient.callTool({ name: 'lookup_order', arguments: { orderId: 'A-1' } });
+      return performance.now() - started;
+    };
+
+    const sequential = async (fn: () => Promise<number>, n: number) => {
+      for (let i = 0; i < WARMUP; i++) await fn();
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) times.push(await fn());
+      return stats(times);
+    };
+    const commandSession = await startSession('bench-command');
+    const toolSession = await startSession('bench-tool');
+    const llmTimes = await sequential(() => directLlm('where is my order?'), TURNS);
+    const toolTimes = await sequential(directTool, TURNS);
+    const command = await sequential(
+      () => turn(commandSession, 'What are your opening hours?', 'workflow'),
+      TURNS,
+    );
+    const oneTool = await sequential(() => turn(toolSession, 'Where is my order A-1?', 'llm'), TURNS);
+    const baseline = { p50: 2 * llmTimes.p50 + toolTimes.p50, p95: 2 * llmTimes.p95 + toolTimes.p95 };
+
+    // 50 concurrent sessions, one turn per second each (LLM turns without tools and with one tool, alternating)
+    const sessions = await Promise.all(
+      Array.from({ length: SESSIONS }, (_, i) => startSession(`caller-${i}`)),
+    );
+    const sustained: number[] = [];
+    let failures = 0;
+    const until = performance.now() + SUSTAIN_SECONDS * 1000;
+    const sustainStarted = performance.now();
+    await Promise.all(
+      sessions.map(async (id, i) => {
+        await new Promise((r) => setTimeout(r, (i * 1000) / SESSIONS)); // spread the first turns over a second
+        for (let n = 0; performance.now() < until; n++) {
+          const tick = performance.now();
+          try {
+            sustained.push(
+              await (n % 2 === 0
+                ? turn(id, 'Hello there', 'llm')
+                : turn(id, 'Where is my order A-1?', 'llm')),
+            );
+          } catch {
+            failures++;
+          }
+          const wait = 1000 - (performance.now() - tick);
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+      }),
+    );
+    const sustainSeconds = (performance.now() - sustainStarted) / 1000;
+    const load = stats(sustained);
+
+    // activities: 20 000 through the API, ACTIVITY_BATCH at a time, then stats over them
+    const logStarted = performance.now();
+    for (let done = 0; done < ACTIVITIES; done += ACTIVITY_BATCH) {
+      await Promise.all(
+        Array.from({ length: Math.min(ACTIVITY_BATCH, ACTIVITIES - done) }, (_, i) =>
+          request('POST', '/api/v2/developers/activities', key, {
+            type: (done + i) % 3 === 0 ? 'order.placed' : 'page.viewed',
+            payload: { amount: (done + i) % 100, page: 'home' },
+            userId: `user-${(done + i) % 200}`,
+          }),
+        ),
+      );
+    }
+    const logRate = ACTIVITIES / ((performance.now() - logStarted) / 1000);
+    const statsTimes: number[] = [];
+    for (const groupBy of ['type', 'day', 'user', 'type', 'day', 'user', 'type', 'day', 'user', 'type']) {
+      const started = performance.now();
+      await request('GET', `/api/v2/developers/activities/stats?groupBy=${groupBy}&metric=amount`, key);
+      statsTimes.push(performance.now() - started);
+    }
+    const statsOver = stats(statsTimes);
+
+    console.log(
+      `\nbench:sessions — ${os.availableParallelism()} cores; API and worker in one process (npm start); LLM double answering at once; real MCP server\n`,
+    );
+    console.log(`model double, direct round trip          p50 ${ms(llmTimes.p50)}   p95 ${ms(llmTimes.p95)}`);
+    console.log(
+      `MCP tool, direct (kept session)          p50 ${ms(toolTimes.p50)}   p95 ${ms(toolTimes.p95)}`,
+    );
+    console.log(
+      `voice-command turn (${TURNS}×)              p50 ${ms(command.p50)}   p95 ${ms(command.p95)}   p99 ${ms(command.p99)}`,
+    );
+    console.log(
+      `  beside model + tool time: 0 (no model, no tool): overhead p95 ${command.p95.toFixed(1)} ms (target ≤ 25 ms)`,
+    );
+    console.log(
+      `one-tool LLM turn (${TURNS}×)               p50 ${ms(oneTool.p50)}   p95 ${ms(oneTool.p95)}   p99 ${ms(oneTool.p99)}`,
+    );
+    console.log(
+      `  beside 2 × model + 1 × tool: p50 ${baseline.p50.toFixed(1)} ms, p95 ${baseline.p95.toFixed(1)} ms → overhead p50 ${(oneTool.p50 - baseline.p50).toFixed(1)} ms, p95 ${(oneTool.p95 - baseline.p95).toFixed(1)} ms (target ≤ 25 ms)`,
+    );
+    console.log(
+      `\n${SESSIONS} sessions × 1 turn/s for ${sustainSeconds.toFixed(1)} s: ${(sustained.length / sustainSeconds).toFixed(1)} turns/s (target ≥ 40), p50 ${load.p50.toFixed(1)} ms, p95 ${load.p95.toFixed(1)} ms (target ≤ 150 ms), ${failures} failed`,
+    );
+    console.log(
+      `\nactivities: ${ACTIVITIES} logged through the API, ${ACTIVITY_BATCH} at a time: ${logRate.toFixed(0)} req/s; stats over them (groupBy type/day/user, metric amount): p50 ${statsOver.p50.toFixed(1)} ms, p95 ${statsOver.p95.toFixed(1)} ms`,
+    );
+    await mcpClient.close();
+  } finally {
+    await closeServer(server);
+    await worker.stop();
+    await ctx.close();
+    await mcp.close();
+    await llm.close();
+    await temporal.stop();
+    await workspace.drop();
+  }
+}
+
+runBench(main);
