@@ -7,6 +7,7 @@ import { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { findTemporalCli, temporalCliCacheDir } from './cli';
+import { registerSearchAttributes } from './register-search-attributes';
 import type { SearchAttributeTypeName } from './search-attributes';
 
 export interface DevServerOptions {
@@ -144,7 +145,7 @@ async function spawnDevServer(
   };
 
   try {
-    await waitUntilReady(address, opts.namespace, Object.keys(opts.searchAttributes), exited);
+    await waitUntilReady(address, opts.namespace, opts.searchAttributes, exited, logger);
   } catch (err) {
     await stop();
     throw new Error(`Temporal dev server did not start: ${(err as Error).message}\n${tail.join('\n')}`);
@@ -197,12 +198,7 @@ async function startWithSdkDownload(ip: string, ports: Ports, opts: DevServerOpt
     },
   });
   try {
-    await waitUntilReady(
-      env.address,
-      opts.namespace,
-      Object.keys(opts.searchAttributes),
-      new Promise(() => {}),
-    );
+    await waitUntilReady(env.address, opts.namespace, opts.searchAttributes, new Promise(() => {}), logger);
   } catch (err) {
     await env.teardown();
     throw err;
@@ -214,13 +210,16 @@ async function startWithSdkDownload(ip: string, ports: Ports, opts: DevServerOpt
 
 /**
  * Polls until the frontend answers and the search attributes are visible in the namespace; gives up
- * early when `exited` resolves (with the reason).
+ * early when `exited` resolves (with the reason). Attributes the `--search-attribute` flags did not
+ * create (a dev database from before an attribute was added: the flags apply to a new database only)
+ * are added through the operator API.
  */
 async function waitUntilReady(
   address: string,
   namespace: string,
-  searchAttributes: string[],
+  searchAttributes: Record<string, SearchAttributeTypeName>,
   exited: Promise<string>,
+  logger: Logger,
 ): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   let notReady = 'no answer';
@@ -230,7 +229,7 @@ async function waitUntilReady(
     // interceptor would fire on the closed channel and throw outside any promise.
     const connection = Connection.lazy({ address, connectTimeout: '2s', interceptors: [] });
     const outcome = await Promise.race([
-      probe(connection, namespace, searchAttributes),
+      probe(connection, namespace, searchAttributes, logger),
       exited.then((reason) => ({ exited: reason })),
     ]).finally(() => connection.close());
     if (outcome === null) return;
@@ -245,15 +244,25 @@ async function waitUntilReady(
 async function probe(
   connection: Connection,
   namespace: string,
-  searchAttributes: string[],
+  searchAttributes: Record<string, SearchAttributeTypeName>,
+  logger: Logger,
 ): Promise<string | null> {
   try {
     await connection.ensureConnected(); // calls getSystemInfo
     const { customAttributes } = await connection.withDeadline(Date.now() + 2_000, () =>
       connection.operatorService.listSearchAttributes({ namespace }),
     );
-    const missing = searchAttributes.filter((name) => !(name in customAttributes));
-    return missing.length ? `search attributes not registered yet: ${missing.join(', ')}` : null;
+    const missing = Object.keys(searchAttributes).filter((name) => !(name in customAttributes));
+    if (missing.length === 0) return null;
+    await connection.withDeadline(Date.now() + 5_000, () =>
+      registerSearchAttributes(
+        connection,
+        namespace,
+        Object.fromEntries(missing.map((name) => [name, searchAttributes[name]])),
+        logger,
+      ),
+    );
+    return `search attributes not registered yet: ${missing.join(', ')}`;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
