@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -43,6 +44,16 @@ export const IdTokenClaimsSchema = z.looseObject({
 
 /** Checks the verified payload's claims; a bad claim is a 401 naming it, like any other bad token. */
 export function identityFromClaims(payload: unknown): Identity {
+  return verifiedClaims(payload).identity;
+}
+
+/** A verified token's identity and its `exp` (seconds since the epoch). */
+export interface VerifiedIdToken {
+  identity: Identity;
+  exp: number;
+}
+
+function verifiedClaims(payload: unknown): VerifiedIdToken {
   const parsed = IdTokenClaimsSchema.safeParse(payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -52,12 +63,67 @@ export function identityFromClaims(payload: unknown): Identity {
     throw unauthorized(`ID token rejected: ${claim} claim ${problem}`);
   }
   const claims = parsed.data;
-  return { issuer: claims.iss, subject: claims.sub, email: claims.email ?? undefined };
+  return {
+    identity: { issuer: claims.iss, subject: claims.sub, email: claims.email ?? undefined },
+    exp: claims.exp,
+  };
+}
+
+/** Verified tokens remembered at most (least recently used first out). */
+export const ID_TOKEN_CACHE_ENTRIES = 10_000;
+/**
+ * A remembered verification is used for at most this long (and never past the token's `exp`), so a
+ * signing key the identity provider withdraws stops being honoured about as soon as without the cache.
+ */
+export const ID_TOKEN_CACHE_MAX_AGE_MS = 60_000;
+
+interface CachedVerification {
+  identity: Identity;
+  /** Epoch ms after which the entry is not used: min(exp, verification + max age). */
+  until: number;
+}
+
+/**
+ * Remembers successful verifications of `verify`, keyed by the SHA-256 of the whole token (header,
+ * claims and signature: a token differing in any byte is verified afresh; tokens themselves are not
+ * kept). An entry is used only before the token's `exp` and for at most `maxAgeMs`; past that the
+ * token goes through full verification again (jose's expiry check and clock tolerance decide).
+ * Failures are never remembered. Bounded: the least recently used entry goes first.
+ */
+export function cachingIdTokenVerifier(
+  verify: (token: string) => Promise<VerifiedIdToken>,
+  options: { maxEntries?: number; maxAgeMs?: number; now?: () => number } = {},
+): IdTokenVerifier {
+  const maxEntries = options.maxEntries ?? ID_TOKEN_CACHE_ENTRIES;
+  const maxAgeMs = options.maxAgeMs ?? ID_TOKEN_CACHE_MAX_AGE_MS;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, CachedVerification>();
+  return async (token) => {
+    const key = createHash('sha256').update(token).digest('base64');
+    const hit = cache.get(key);
+    if (hit) {
+      cache.delete(key);
+      if (now() < hit.until) {
+        cache.set(key, hit); // most recently used last
+        return { ...hit.identity };
+      }
+    }
+    const { identity, exp } = await verify(token);
+    const verifiedAt = now();
+    const until = Math.min(exp * 1000, verifiedAt + maxAgeMs);
+    if (verifiedAt < until) {
+      cache.delete(key);
+      cache.set(key, { identity: { ...identity }, until });
+      while (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
+    }
+    return identity;
+  };
 }
 
 /**
  * Verifies console ID tokens with jose: signature against the JWKS, issuer, audience and algorithm
  * pinned, expiry checked. With AUTH_* unset outside production, the local dev IdP's key is trusted.
+ * Successful verifications are remembered until the token expires (see `cachingIdTokenVerifier`).
  */
 export async function createIdTokenVerifier(config: Config): Promise<IdTokenVerifier> {
   let keys: JWTVerifyGetKey;
@@ -80,7 +146,7 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
     algorithms = [DEV_ALGORITHM];
   }
 
-  return async (token) => {
+  return cachingIdTokenVerifier(async (token) => {
     try {
       const { payload } = await jwtVerify(token, keys, {
         issuer,
@@ -89,7 +155,7 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
         clockTolerance: 5,
         requiredClaims: ['exp', 'sub'],
       });
-      return identityFromClaims(payload);
+      return verifiedClaims(payload);
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw unauthorized('ID token has expired');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {
@@ -98,5 +164,5 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
       if (error instanceof joseErrors.JOSEError) throw unauthorized(`Invalid ID token (${error.code})`);
       throw error;
     }
-  };
+  });
 }
