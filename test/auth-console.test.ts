@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { exportJWK, generateKeyPair, type JWK, type KeyLike, SignJWT } from 'jose';
 import { signDevToken } from '../src/auth/dev-idp';
-import { call, startTestApp, type TestApp } from './support/test-app';
+import { call, setPlan, startTestApp, type TestApp } from './support/test-app';
 
 /** A real identity provider's JWKS endpoint, served over HTTP by the test. */
 async function startJwksServer(jwks: { keys: JWK[] }): Promise<{ url: string; close(): Promise<void> }> {
@@ -46,10 +46,10 @@ describe('console v1 authentication (ID tokens verified against a JWKS)', () => 
   });
 
   const sign = (
-    claims: { iss?: string; aud?: string; exp?: number | string; sub?: string },
+    claims: { iss?: string; aud?: string; exp?: number | string; sub?: string; email?: string },
     key = privateKey,
   ) =>
-    new SignJWT({ email: 'jwks-user@example.com' })
+    new SignJWT({ email: claims.email ?? 'jwks-user@example.com' })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(claims.iss ?? ISSUER)
       .setAudience(claims.aud ?? AUDIENCE)
@@ -108,6 +108,76 @@ describe('console v1 authentication (ID tokens verified against a JWKS)', () => 
     const res = await me();
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('UNAUTHORIZED');
+  });
+
+  describe('remembered verifications', () => {
+    it('refuses a token once it has expired, although it was accepted (and remembered) before', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      const token = await sign({ sub: 'short-lived', exp });
+      expect((await me(token)).status).toBe(200);
+      expect((await me(token)).status).toBe(200); // answered from the remembered verification
+      // past exp and jose's 5-second clock tolerance
+      await new Promise((resolve) => setTimeout(resolve, exp * 1000 + 5_500 - Date.now()));
+      const late = await me(token);
+      expect(late.status).toBe(401);
+      expect(late.body.error).toMatch(/expired/);
+    }, 20_000);
+
+    it('verifies a different token of the same account on its own, and refuses a forged twin', async () => {
+      const first = await sign({ sub: 'two-tokens', exp: '5m' });
+      const second = await sign({ sub: 'two-tokens', exp: '10m' });
+      expect(second).not.toBe(first);
+      const a = await me(first);
+      const b = await me(second);
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      expect(b.body.publisherId).toBe(a.body.publisherId);
+      // the remembered token's header and claims with another key's signature
+      const forged = await sign({ sub: 'two-tokens', exp: '5m' }, otherKey);
+      const [h, p] = first.split('.');
+      const twin = `${h}.${p}.${forged.split('.')[2]}`;
+      const refused = await me(twin);
+      expect(refused.status).toBe(401);
+      expect((await me(first)).status).toBe(200);
+    });
+
+    it('reads the plan afresh on every request of a remembered token', async () => {
+      const token = await sign({ sub: 'plan-change' });
+      const before = await me(token);
+      expect(before.body.plan).toBe('free');
+      await setPlan(app, before.body.publisherId, 'pro');
+      expect((await me(token)).body.plan).toBe('pro');
+      await setPlan(app, before.body.publisherId, 'free');
+      expect((await me(token)).body.plan).toBe('free');
+    });
+
+    it('stores the email a newer token of the same account carries', async () => {
+      const first = await me(await sign({ sub: 'email-change', email: 'old@example.com' }));
+      const second = await me(await sign({ sub: 'email-change', email: 'new@example.com' }));
+      expect(second.body).toEqual({ ...first.body, email: 'new@example.com' });
+      expect((await me(await sign({ sub: 'email-change', email: 'new@example.com' }))).body.email).toBe(
+        'new@example.com',
+      );
+    });
+
+    it('still refuses a revoked API key on the very next request', async () => {
+      const token = await sign({ sub: 'revoker' });
+      const created = await call(app.baseUrl, 'POST', '/api/v1/developers/keys', {
+        token,
+        body: { name: 'soon revoked', environment: 'live' },
+      });
+      expect(created.status).toBe(200);
+      const key = created.body.key.fullKey as string;
+      const list = () => call(app.baseUrl, 'GET', '/api/v2/developers/secrets', { token: key });
+      expect((await list()).status).toBe(200);
+      const revoked = await call(app.baseUrl, 'DELETE', `/api/v1/developers/keys/${created.body.key.id}`, {
+        token,
+      });
+      expect(revoked.status).toBe(200);
+      const after = await list();
+      expect(after.status).toBe(401);
+      expect(after.body.error).toMatch(/revoked/);
+    });
   });
 });
 
