@@ -6,8 +6,9 @@ import type { SynthesisJob, WorkerMessage } from './speech-protocol';
 /**
  * A bounded pool of speech worker threads. Each thread owns one eSpeak NG engine and one MP3 encoder
  * and runs one job at a time, so synthesis never blocks the event loop and never interleaves on an
- * engine. Jobs wait in a bounded FIFO queue; each thread's warm-up sentences run only when that queue
- * is empty, so a preview waits at most for one warm-up sentence. A thread that crashes or overruns
+ * engine. Jobs wait in a bounded FIFO queue; warm-up sentences run only when that queue is empty,
+ * one at a time in the whole pool (so warm-up never takes more than one core, and with two threads or
+ * more a preview finds a thread free; with one it waits at most for one warm-up sentence). A thread that crashes or overruns
  * the job deadline is replaced.
  */
 
@@ -263,12 +264,18 @@ export class SpeechPool {
   }
 
   private dispatch(): void {
+    // at most one warm-up sentence runs at a time in the whole pool: warm-up takes one core at most,
+    // so the event loop and a real preview arriving meanwhile find a core (and, with 2+ threads, a thread) free
+    let warming = [...this.slots].some((s) => s.current && s.current.resolve === noop);
     for (const slot of this.slots) {
       if (!slot.ready || slot.current) continue;
       let next = this.queue.shift();
-      if (!next) {
+      if (!next && !warming) {
         const warm = slot.warm.shift();
-        if (warm) next = { job: { ...warm, id: this.nextId++ }, resolve: noop, reject: noop };
+        if (warm) {
+          next = { job: { ...warm, id: this.nextId++ }, resolve: noop, reject: noop };
+          warming = true;
+        }
       }
       if (!next) continue;
       slot.current = next;

@@ -115,10 +115,11 @@ const STARTUP_PHRASES = ['Hello.', 'One, two, three.', 'Thank you for calling.']
 
 async function main(): Promise<void> {
   const started = performance.now();
-  lowerThreadPriority();
+  // the start runs at normal priority: the first preview after start waits for it, while the event loop idles
   const [engine, encoder] = await Promise.all([loadEngine(), createMp3Encoder()]);
   engine.engine.set_voice('gmw/en-US');
   for (const phrase of STARTUP_PHRASES) engine.engine.synthesize(phrase, () => 0);
+  lowerThreadPriority();
   port!.on('message', (job: SynthesisJob) => {
     const t0 = performance.now();
     let reply: WorkerMessage;
