@@ -1,4 +1,5 @@
 import { startWorker } from '../src/app/runtime';
+import { Session } from '../src/sessions/session.entity';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { startLlmDouble } from './support/llm-double';
@@ -340,6 +341,26 @@ describe('voice sessions', () => {
       [2, 'What are your opening hours?'],
     ]);
     expect(await app.ctx.temporal.workflow.getHandle(id).result()).toMatchObject({ turnCount: 2 });
+  });
+
+  it('a session whose workflow has not started yet (Temporal was down): a turn is a 503 to retry, end ends it', async () => {
+    const em = app.ctx.orm.em.fork();
+    const session = em.create(Session, {
+      account: dev.publisherId,
+      environment: 'live',
+      personaId: published,
+      userId: 'caller-unstarted',
+      greeting: 'hi',
+      startedAt: new Date(),
+    });
+    await em.flush();
+    const turn = await live('POST', `/sessions/${session.id}/turns`, { text: 'hello?' });
+    expect(turn.status).toBe(503);
+    expect(turn.body.code).toBe('SERVICE_UNAVAILABLE');
+    expect(Number(turn.headers.get('retry-after'))).toBeGreaterThan(0);
+    const ended = await live('POST', `/sessions/${session.id}/end`);
+    expect(ended.body.data).toMatchObject({ status: 'ended', endReason: 'ended', turnCount: 0 });
+    expect(await eventsOf(app, 'session.ended', session.id)).toHaveLength(1);
   });
 
   it('lists with filters and pagination; bad input is a 400 naming the field; other accounts and environments get 404', async () => {

@@ -72,7 +72,8 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       params: SessionIdParams,
       body: TurnBody,
       success: { description: 'The turn: the reply and the actions taken', schema: TurnEnvelope },
-      handler: async ({ auth, params, body }) => ok(await takeTurn(ctx, em(), auth, params.id, body)),
+      handler: async ({ auth, params, body, res }) =>
+        ok(await takeTurn(ctx, em(), auth, params.id, body, res)),
     })
     .route({
       method: 'post',
@@ -83,7 +84,7 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       scope: 'sessions:write',
       params: SessionIdParams,
       success: { description: 'The ended session', schema: SessionEnvelope },
-      handler: async ({ auth, params }) => ok(await endSession(ctx, em(), auth, params.id)),
+      handler: async ({ auth, params, res }) => ok(await endSession(ctx, em(), auth, params.id, res)),
     })
     .route({
       method: 'get',

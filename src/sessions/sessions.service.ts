@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Response } from 'express';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import { findOwned } from '../common/owned';
@@ -8,7 +9,7 @@ import { emitEvent } from '../events/emit';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { Persona } from '../personas/persona.entity';
 import { buildAgentContext } from './agent-context';
-import { type TurnRecord, turnRecord } from './agent-turn';
+import { endSession as recordSessionEnd, type TurnRecord, turnRecord } from './agent-turn';
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
 import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
@@ -110,17 +111,34 @@ export async function getSession(em: EntityManager, owner: Owner, id: string) {
   return { ...sessionView(session), transcript: turns.map(turnRecord) };
 }
 
+/** How long a turn's answer is awaited before the caller is told to look for it later. */
+const TURN_WAIT_MS = 60_000;
+const RETRY_AFTER_SECONDS = 2;
+
+function unavailable(res: Response | undefined, message: string): ApiError {
+  res?.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+  return new ApiError(503, 'SERVICE_UNAVAILABLE', message);
+}
+
 /** Maps what can go wrong talking to the session's workflow onto the API's errors. */
-function workflowError(error: unknown, sessionId: string): never {
+function workflowError(error: unknown, session: Session, res?: Response): never {
   if (error instanceof ApiError) throw error;
   if (error instanceof WorkflowUpdateFailedError) {
     const reason = error.cause?.message ?? error.message;
-    if (/ended/i.test(reason)) throw conflict(`Session ${sessionId} has ended`);
+    if (/ended/i.test(reason)) throw conflict(`Session ${session.id} has ended`);
     throw conflict(`The session refused the turn: ${reason}`);
   }
-  if (error instanceof WorkflowNotFoundError) throw conflict(`Session ${sessionId} has ended`);
-  if (error instanceof ServiceError) {
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Temporal is unavailable; retry the turn shortly');
+  if (error instanceof WorkflowNotFoundError) {
+    // committed, but its workflow is not started yet (Temporal was down): the dispatcher starts it
+    if (!session.workflowStartedAt)
+      throw unavailable(res, `Session ${session.id} is starting; retry shortly`);
+    throw conflict(`Session ${session.id} has ended`);
+  }
+  if (error instanceof ServiceError || (error as Error)?.name === 'AbortError') {
+    throw unavailable(
+      res,
+      'The session did not answer in time (Temporal or its workers unavailable); retry shortly',
+    );
   }
   throw error;
 }
@@ -135,16 +153,19 @@ export async function takeTurn(
   owner: Owner,
   id: string,
   input: TurnInput,
+  res?: Response,
 ): Promise<TurnViewShape> {
   const session = await findSession(em, owner, id);
   if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
   let turn: TurnRecord;
   try {
-    turn = await ctx.temporal.workflow
-      .getHandle(id)
-      .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }] });
+    turn = await ctx.temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
+      ctx.temporal.workflow
+        .getHandle(id)
+        .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }] }),
+    );
   } catch (error) {
-    workflowError(error, id);
+    workflowError(error, session, res);
   }
   if (!input.audio) return turn;
   const persona = await em.findOne(Persona, { id: session.personaId });
@@ -158,15 +179,28 @@ export async function takeTurn(
   return turn;
 }
 
-/** POST /sessions/:id/end: ends the session through its workflow (idempotent). */
-export async function endSession(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
+/**
+ * POST /sessions/:id/end: ends the session through its workflow (idempotent). A session whose
+ * workflow never started (Temporal was down) is ended here, and the dispatcher then never starts it.
+ */
+export async function endSession(
+  ctx: AppContext,
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  res?: Response,
+) {
   const session = await findSession(em, owner, id);
   if (session.status === 'active') {
     try {
-      await ctx.temporal.workflow.getHandle(id).executeUpdate('end');
+      await ctx.temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
+        ctx.temporal.workflow.getHandle(id).executeUpdate('end'),
+      );
     } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError || error instanceof WorkflowUpdateFailedError)) {
-        workflowError(error, id);
+      if (error instanceof WorkflowNotFoundError && !session.workflowStartedAt) {
+        await recordSessionEnd(ctx, { sessionId: id, reason: 'ended' });
+      } else if (!(error instanceof WorkflowNotFoundError || error instanceof WorkflowUpdateFailedError)) {
+        workflowError(error, session, res);
       }
     }
   }
