@@ -11,7 +11,7 @@ import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { startLlmDouble } from '../test/support/llm-double';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
 import { completeManifest } from '../test/support/personas';
-import { benchWorkspace, percentile, runBench } from './support';
+import { benchWorkspace, latencyStats, runBench } from './support';
 
 /**
  * bench:sessions — voice-session turns through POST /sessions/:id/turns (API and worker in one
@@ -33,10 +33,7 @@ const ACTIVITIES = Number(process.env.BENCH_ACTIVITIES ?? 20_000);
 const ACTIVITY_BATCH = 32;
 const WARMUP = 20;
 
-const stats = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
-};
+const stats = latencyStats;
 const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
 
 async function main(): Promise<void> {

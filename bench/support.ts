@@ -31,6 +31,17 @@ export function benchWorkspace(label: string): {
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
+/** p50, p95 and p99 of a set of timings, and how many there were. */
+export function latencyStats(times: number[]) {
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    n: sorted.length,
+  };
+}
+
 /** Runs a benchmark's main and exits: 0 when it finished, 1 (with the error) when it failed. */
 export function runBench(main: () => Promise<void>): void {
   main().then(

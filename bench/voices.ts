@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
-import { benchWorkspace, percentile, runBench } from './support';
+import { benchWorkspace, latencyStats, runBench } from './support';
 
 /**
  * bench:voices — POST /api/v1/developers/voices/preview on the real app (console auth, eSpeak NG in
@@ -20,15 +20,7 @@ const HEALTH_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONCURRENT = 8;
 const VOICE = 'espeak-en-us-aria';
 
-const stats = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    n: sorted.length,
-  };
-};
+const stats = latencyStats;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 /** A distinct sentence of exactly 60 characters. */

@@ -9,7 +9,7 @@ import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
-import { benchWorkspace, percentile, runBench } from './support';
+import { benchWorkspace, latencyStats, runBench } from './support';
 
 /**
  * bench:workflows — a 5-node voice workflow (start → mcp_call → condition → speak → end) against a
@@ -23,10 +23,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP = 30;
 
-const stats = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
-};
+const stats = latencyStats;
 
 async function main(): Promise<void> {
   const logger = createLogger('warn', 'bench');

@@ -2,12 +2,13 @@ import type { CoreContext } from '../app/context';
 import { derivedId } from '../common/ids';
 import { emitEvent } from '../events/emit';
 import { ApiError } from '../http/errors';
-import { callMcpTool, executeTool } from '../tools/execute';
+import { callMcpTool, executeTool, runWithToolEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
 import { recordExecutionStart } from '../workflows/execution-store';
 import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
 import { matchCommand, normalizeUtterance } from '../workflows/matching';
-import { WorkflowDefinition, WorkflowExecution } from '../workflows/workflow.entity';
+import { voiceCommands } from '../workflows/voice-commands';
+import { WorkflowExecution } from '../workflows/workflow.entity';
 import {
   type AgentTool,
   buildAgentContext,
@@ -77,14 +78,7 @@ export async function planTurn(
   }
 
   const owner = ownerOf(session);
-  const workflows = await em.find(
-    WorkflowDefinition,
-    { account: owner.accountId, environment: owner.environment },
-    { orderBy: { createdAt: 'asc' } },
-  );
-  const commands = workflows
-    .filter((w) => w.trigger.type === 'voice_command' && w.trigger.config.command)
-    .map((w) => ({ item: w, command: w.trigger.config.command as string }));
+  const commands = await voiceCommands(em, owner);
   const match = matchCommand(input.text, commands);
   if (match.kind === 'match') {
     const workflow = match.best.item;
@@ -188,17 +182,6 @@ export async function chatCompletion(
   }
 }
 
-async function emitToolEvent(
-  ctx: CoreContext,
-  owner: ReturnType<typeof ownerOf>,
-  type: 'tool.called' | 'tool.completed' | 'tool.failed',
-  data: Record<string, unknown>,
-) {
-  const em = ctx.orm.em.fork();
-  emitEvent(em, { accountId: owner.accountId, environment: owner.environment, type, data, personaId: null });
-  await em.flush();
-}
-
 /**
  * Runs one tool call the model made: the name must be an offered tool and the arguments a JSON object
  * matching its parameters (otherwise the model is told why, and nothing runs). Custom tools run as
@@ -259,47 +242,13 @@ export async function runAgentTool(
   }
 
   const toolId = toolIdOf(offered);
-  const base = { sessionId: session.id, toolId, toolName: offered.ref.toolName };
-  await emitToolEvent(ctx, owner, 'tool.called', { ...base, arguments: args });
-  const started = performance.now();
-  const outcome = await callMcpTool(ctx, owner, {
-    serverId: offered.ref.serverId,
-    toolName: offered.ref.toolName,
-    arguments: args,
-  });
-  const durationMs = Math.round(performance.now() - started);
-  if (outcome.success) {
-    await emitToolEvent(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs });
-    return {
-      action: {
-        type: 'tool',
-        tool: offered.name,
-        toolId,
-        arguments: args,
-        success: true,
-        result: outcome.result,
-        durationMs,
-      },
-      content: JSON.stringify({ result: outcome.result }),
-    };
-  }
-  await emitToolEvent(ctx, owner, 'tool.failed', {
-    ...base,
-    success: false,
-    error: outcome.error,
-    duration: durationMs,
-  });
+  const { serverId, toolName } = offered.ref;
+  const result = await runWithToolEvents(ctx, owner, { sessionId: session.id, toolId, toolName }, args, () =>
+    callMcpTool(ctx, owner, { serverId, toolName, arguments: args }),
+  );
   return {
-    action: {
-      type: 'tool',
-      tool: offered.name,
-      toolId,
-      arguments: args,
-      success: false,
-      error: outcome.error,
-      durationMs,
-    },
-    content: JSON.stringify({ error: outcome.error }),
+    action: { type: 'tool', tool: offered.name, toolId, arguments: args, ...result },
+    content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
   };
 }
 

@@ -268,19 +268,28 @@ export async function executeTool(
       : tool.type === 'mcp'
         ? await runMcp(ctx, owner, tool, args)
         : await runPrompt(ctx, tool, args);
-  const base = { sessionId, toolId: tool.id, toolName: tool.name };
+  return runWithToolEvents(ctx, owner, { sessionId, toolId: tool.id, toolName: tool.name }, args, run);
+}
+
+/**
+ * Runs a tool call between its events: `tool.called` (with the arguments), the call, then
+ * `tool.completed` or `tool.failed` (with `error`), each with `duration` in ms and the session id.
+ */
+export async function runWithToolEvents(
+  ctx: CoreContext,
+  owner: Owner,
+  base: { sessionId: string; toolId: string; toolName: string },
+  args: Record<string, unknown>,
+  run: () => Promise<Outcome>,
+): Promise<ToolExecutionResult> {
   await emit(ctx, owner, 'tool.called', { ...base, arguments: args });
   const started = performance.now();
   const outcome = await run();
   const durationMs = Math.round(performance.now() - started);
+  const statusCode = outcome.statusCode ? { statusCode: outcome.statusCode } : {};
   if (outcome.success) {
     await emit(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs });
-    return {
-      success: true,
-      result: outcome.result,
-      durationMs,
-      ...(outcome.statusCode ? { statusCode: outcome.statusCode } : {}),
-    };
+    return { success: true, result: outcome.result, durationMs, ...statusCode };
   }
   await emit(ctx, owner, 'tool.failed', {
     ...base,
@@ -288,10 +297,5 @@ export async function executeTool(
     error: outcome.error,
     duration: durationMs,
   });
-  return {
-    success: false,
-    error: outcome.error,
-    durationMs,
-    ...(outcome.statusCode ? { statusCode: outcome.statusCode } : {}),
-  };
+  return { success: false, error: outcome.error, durationMs, ...statusCode };
 }

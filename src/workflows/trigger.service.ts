@@ -4,7 +4,8 @@ import type { Owner } from '../common/owner';
 import { ApiError } from '../http/errors';
 import { matchCommand } from './matching';
 import { executeWorkflow } from './runs.service';
-import { WorkflowDefinition } from './workflow.entity';
+import { voiceCommands } from './voice-commands';
+import type { WorkflowDefinition } from './workflow.entity';
 import type { TriggerWorkflowInput } from './workflows.schemas';
 
 /** Picks the workflow whose voice command best matches the utterance, and runs it. */
@@ -14,15 +15,7 @@ export async function triggerWorkflow(
   owner: Owner,
   body: TriggerWorkflowInput,
 ) {
-  const workflows = await em.find(
-    WorkflowDefinition,
-    { account: owner.accountId, environment: owner.environment },
-    { orderBy: { createdAt: 'asc' } },
-  );
-  const commands = workflows
-    .filter((w) => w.trigger.type === 'voice_command' && w.trigger.config.command)
-    .map((w) => ({ item: w, command: w.trigger.config.command as string }));
-  const outcome = matchCommand(body.utterance, commands);
+  const outcome = matchCommand(body.utterance, await voiceCommands(em, owner));
   const describe = (c: { item: WorkflowDefinition; command: string; score: number }) => ({
     workflowId: c.item.id,
     name: c.item.name,
