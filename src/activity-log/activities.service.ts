@@ -40,21 +40,14 @@ export async function createActivity(em: EntityManager, owner: Owner, input: Cre
       createdAt: now,
       updatedAt: now,
     });
+    const { createdAt: _created, updatedAt: _updated, ...data } = activityRecord(a);
     emitEvent(tem, {
       accountId: owner.accountId,
       environment: owner.environment,
       type: 'activity.created',
       // the event's persona column: webhooks filtered on a persona receive only that persona's activities
-      personaId: a.personaId ?? null,
-      data: {
-        id: a.id,
-        type: a.type,
-        payload: a.payload,
-        userId: a.userId ?? null,
-        sessionId: a.sessionId ?? null,
-        personaId: a.personaId ?? null,
-        occurredAt: a.occurredAt.toISOString(),
-      },
+      personaId: data.personaId,
+      data,
     });
     return a;
   });
