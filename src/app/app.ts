@@ -3,6 +3,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { mountAccountRoutes } from '../accounts/accounts.routes';
 import { mountActivityRoutes } from '../activity-log/activities.routes';
 import { mountAdminRoutes } from '../admin/admin.routes';
+import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
+import { observeApiCalls } from '../analytics/observe';
 import { type AdminAuth, adminAuthenticator } from '../auth/admin-auth';
 import { type ConsoleAuth, consoleAuthenticator } from '../auth/console-auth';
 import {
@@ -68,6 +70,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
+    res.locals.startedAt = started; // console analytics: latency from arrival
     res.on('finish', () => {
       ctx.logger.info(
         {
@@ -125,6 +128,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
           ctx.rateLimits.consume(res, `${auth.accountId}:${auth.environment}`, auth.plan, rateClass),
         limitAnonymous,
         authorize: requireScope,
+        observe: observeApiCalls(ctx.apiCalls),
       },
       registry,
     ),
@@ -186,6 +190,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountKeyRoutes(roots.console, ctx);
   mountVoiceRoutes(roots.console, ctx);
   mountPersonaRoutes(roots.console, ctx);
+  mountAnalyticsRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);
   mountEventRoutes(roots.platform, ctx);
@@ -244,6 +249,8 @@ function errorHandler(ctx: AppContext) {
       apiError = new ApiError(500, 'INTERNAL', `Internal error (request id ${res.locals.requestId})`);
     }
     if (res.headersSent) return;
+    res.locals.errorCode = apiError.code; // console analytics
+    res.locals.errorMessage = apiError.message;
     res.status(apiError.status).json(apiError.toBody());
   };
 }

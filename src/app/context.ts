@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { IdTokenVerifier } from '../auth/id-token';
+import type { ApiCallRecorder } from '../common/api-calls';
 import type { McpConnections } from '../common/mcp-connections';
 import type { Speech } from '../common/speech';
 import type { Config } from '../config/env';
@@ -29,6 +30,8 @@ export interface AppContext {
   temporalEager?: Client;
   /** Where operators open the Temporal Web UI (printed at start, linked from /docs). */
   temporalUiUrl?: string;
+  /** Console analytics: platform API calls counted in memory, flushed every second and at close. */
+  apiCalls: ApiCallRecorder;
 }
 
 /** The part of the context that worker activities have too (no HTTP concerns). */

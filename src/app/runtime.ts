@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
+import { PostgresApiCallRecorder } from '../analytics/recorder';
 import { createIdTokenVerifier } from '../auth/id-token';
 import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
 import { loadEncryptor } from '../crypto/encryption';
@@ -117,6 +118,10 @@ export async function buildContext(
         logger,
       );
     }
+    const apiCalls = new PostgresApiCallRecorder(orm.em.getConnection().getKnex(), logger, {
+      enabled: config.analytics.recording,
+      intervalMs: config.analytics.flushIntervalMs,
+    });
     const ctx: AppContext = {
       config,
       logger,
@@ -137,10 +142,13 @@ export async function buildContext(
       verifyIdToken: await createIdTokenVerifier(config),
       temporalUiUrl: deps.temporalUiUrl,
       speech: new SpeechSynthesizer(config, logger),
+      apiCalls,
     };
+    apiCalls.start();
     return {
       ...ctx,
       close: async () => {
+        await ctx.apiCalls.close(); // the last counts, before the pool closes
         await ctx.mcpConnections.close();
         await ctx.speech.close();
         await temporal.connection.close().catch(() => undefined);

@@ -78,6 +78,9 @@ const envSchema = z.object({
   DEFAULT_PLAN: z.enum(PLANS).default('free'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+
+  ANALYTICS_RECORDING: z.enum(['on', 'off']).default('on'),
+  ANALYTICS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
 });
 
 /** Rules across variables, checked on the raw environment so they are reported with every other problem. */
@@ -149,6 +152,11 @@ export interface Config {
   };
   defaultPlan: Plan;
   rateLimits: { enabled: boolean; anonymousPerMinute: number };
+  /**
+   * Console analytics: platform API calls are counted in memory and written every `flushIntervalMs`
+   * (and at shutdown); `recording` off (`ANALYTICS_RECORDING=off`, benchmarks) counts nothing.
+   */
+  analytics: { recording: boolean; flushIntervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -220,6 +228,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     defaultPlan: e.DEFAULT_PLAN,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', anonymousPerMinute: e.ANONYMOUS_RATE_LIMIT },
+    analytics: { recording: e.ANALYTICS_RECORDING === 'on', flushIntervalMs: e.ANALYTICS_FLUSH_INTERVAL_MS },
   };
 }
 

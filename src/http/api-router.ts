@@ -68,6 +68,11 @@ export interface ApiRootOptions<TAuth> {
   limitAnonymous?: (req: Request, res: Response) => Promise<void>;
   /** Checks the caller may use the route (scopes); throws a 403 ApiError. */
   authorize?: (auth: TAuth, scope: string | undefined) => void;
+  /**
+   * Called once the caller is known, before rate limits, with the route template (base path
+   * included), e.g. to count the call when its answer is sent (console analytics).
+   */
+  observe?: (req: Request, res: Response, auth: TAuth, route: string) => void;
 }
 
 const errorResponse = (description: string) => ({
@@ -97,7 +102,8 @@ export class ApiRoot<TAuth> {
   >(spec: RouteSpec<TAuth, B, Q, P, H, S>): this {
     const rateClass = spec.rateClass ?? defaultRateClass(spec.method, spec.path);
     const successStatus = spec.success.status ?? 200;
-    const { authenticate, limit, limitAnonymous, authorize } = this.options;
+    const { authenticate, limit, limitAnonymous, authorize, observe } = this.options;
+    const routeTemplate = this.options.basePath + spec.path;
 
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
       let auth: TAuth;
@@ -107,6 +113,7 @@ export class ApiRoot<TAuth> {
         if (limitAnonymous) await limitAnonymous(req, res);
         throw error;
       }
+      observe?.(req, res, auth, routeTemplate);
       if (limit) await limit(req, res, auth, rateClass);
       authorize?.(auth, spec.scope);
       const ctx: HandlerContext<TAuth, B, Q, P, H> = {

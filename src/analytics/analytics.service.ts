@@ -1,0 +1,338 @@
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import type {
+  AnalyticsOverview,
+  ErrorEntry,
+  PeriodQueryInput,
+  PersonaEntry,
+  UsageEntry,
+  UsageQueryInput,
+} from './analytics.schemas';
+import { RUNTIME_FAILURE_MESSAGES, type RuntimeFailureCode } from './codes';
+import {
+  change,
+  daysBetween,
+  environmentsOf,
+  type Period,
+  periodWindows,
+  splitWindow,
+  type TimeWindow,
+  usageRange,
+} from './windows';
+
+/** A piece of SQL and its bindings. */
+interface Sql {
+  sql: string;
+  bindings: unknown[];
+}
+
+const join = (parts: Sql[], separator: string): Sql => ({
+  sql: parts.map((p) => p.sql).join(separator),
+  bindings: parts.flatMap((p) => p.bindings),
+});
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `(t >= from and t < to) or …` over the edge ranges of a window. */
+function ranges(column: string, edges: TimeWindow[]): Sql {
+  return {
+    sql: edges.map(() => `(${column} >= ? and ${column} < ?)`).join(' or '),
+    bindings: edges.flatMap((e) => [new Date(e.from), new Date(e.to)]),
+  };
+}
+
+/**
+ * The API call rows of a window: whole days from `api_call_days`, the partial days at its edges
+ * from `api_call_minutes`. Columns: calls, error_code, latency_ms_sum, last_at, last_message.
+ */
+function apiCallRows(accountId: string, envs: string[], window: TimeWindow, errorsOnly = false): Sql {
+  const { days, edges } = splitWindow(window);
+  const errorFilter = errorsOnly ? ` and "error_code" <> ''` : '';
+  const parts: Sql[] = [];
+  if (days) {
+    parts.push({
+      sql: `select "calls", "error_code", "latency_ms_sum", "last_at", "last_message" from "api_call_days"
+        where "account_id" = ? and "environment" = any(?) and "day" >= ?::date and "day" < ?::date${errorFilter}`,
+      bindings: [accountId, envs, days.from, days.to],
+    });
+  }
+  if (edges.length) {
+    const r = ranges('"minute"', edges);
+    parts.push({
+      sql: `select "calls", "error_code", "latency_ms_sum", "last_at", "last_message" from "api_call_minutes"
+        where "account_id" = ? and "environment" = any(?) and (${r.sql})${errorFilter}`,
+      bindings: [accountId, envs, ...r.bindings],
+    });
+  }
+  return join(parts, ' union all ');
+}
+
+const SESSION_DURATION_MS = `coalesce(round(extract(epoch from ("ended_at" - "started_at")) * 1000), 0)::bigint`;
+
+/**
+ * The sessions of a window (by `started_at`): whole days from the `session_days` rollup, the partial
+ * days at its edges from the rows (index-only). Columns: persona_id, user_id, sessions, ended,
+ * duration_ms_sum.
+ */
+function sessionRows(accountId: string, envs: string[], window: TimeWindow): Sql {
+  const { days, edges } = splitWindow(window);
+  const parts: Sql[] = [];
+  if (days) {
+    parts.push({
+      sql: `select "persona_id", "user_id", "sessions", "ended", "duration_ms_sum" from "session_days"
+        where "account_id" = ? and "environment" = any(?) and "day" >= ?::date and "day" < ?::date and "sessions" > 0`,
+      bindings: [accountId, envs, days.from, days.to],
+    });
+  }
+  if (edges.length) {
+    const r = ranges('"started_at"', edges);
+    parts.push({
+      sql: `select "persona_id", "user_id", 1 as "sessions", ("ended_at" is not null)::int as "ended", ${SESSION_DURATION_MS} as "duration_ms_sum"
+        from "sessions" where "account_id" = ? and "environment" = any(?) and (${r.sql})`,
+      bindings: [accountId, envs, ...r.bindings],
+    });
+  }
+  return join(parts, ' union all ');
+}
+
+interface WindowFigures {
+  calls: number;
+  errors: number;
+  latencyMsSum: number;
+  users: number;
+  personas: number;
+}
+
+async function windowFigures(knex: Knex, accountId: string, envs: string[], window: TimeWindow) {
+  const calls = apiCallRows(accountId, envs, window);
+  const sessions = sessionRows(accountId, envs, window);
+  const [api, people] = await Promise.all([
+    knex.raw<{ rows: { calls: string | null; errors: string | null; latency: number | null }[] }>(
+      `select sum("calls") as calls, sum("calls") filter (where "error_code" <> '') as errors, sum("latency_ms_sum") as latency
+       from (${calls.sql}) c`,
+      calls.bindings,
+    ),
+    knex.raw<{ rows: { users: string; personas: string }[] }>(
+      `with s as materialized (${sessions.sql})
+       select (select count(*) from (select "user_id" from s group by "user_id") u) as users,
+              (select count(*) from (select "persona_id" from s group by "persona_id") p) as personas`,
+      sessions.bindings,
+    ),
+  ]);
+  const a = api.rows[0];
+  const p = people.rows[0];
+  return {
+    calls: num(a?.calls),
+    errors: num(a?.errors),
+    latencyMsSum: num(a?.latency),
+    users: num(p?.users),
+    personas: num(p?.personas),
+  } satisfies WindowFigures;
+}
+
+const errorRate = (f: WindowFigures) => (f.calls === 0 ? 0 : f.errors / f.calls);
+const avgResponseTime = (f: WindowFigures) => (f.calls === 0 ? 0 : f.latencyMsSum / f.calls);
+
+/** The period's window and the previous one's start, as the answers show them. */
+function windowOf(period: Period, now: number) {
+  const { current, previous } = periodWindows(period, now);
+  return {
+    current,
+    previous,
+    shown: { period, from: iso(current.from), to: iso(current.to), previousFrom: iso(previous.from) },
+  };
+}
+
+export async function analyticsOverview(
+  knex: Knex,
+  accountId: string,
+  query: PeriodQueryInput,
+  now = Date.now(),
+) {
+  const envs = environmentsOf(query.environment);
+  const { current, previous, shown } = windowOf(query.period, now);
+  const [cur, prev] = await Promise.all([
+    windowFigures(knex, accountId, envs, current),
+    windowFigures(knex, accountId, envs, previous),
+  ]);
+  const overview: z.input<typeof AnalyticsOverview> = {
+    totalApiCalls: cur.calls,
+    totalApiCallsChange: change(cur.calls, prev.calls),
+    uniqueUsers: cur.users,
+    uniqueUsersChange: change(cur.users, prev.users),
+    activePersonas: cur.personas,
+    activePersonasChange: change(cur.personas, prev.personas),
+    errorRate: errorRate(cur),
+    errorRateChange: change(errorRate(cur), errorRate(prev)),
+    avgResponseTime: avgResponseTime(cur),
+    avgResponseTimeChange: change(avgResponseTime(cur), avgResponseTime(prev)),
+  };
+  return { overview, ...shown };
+}
+
+export async function analyticsUsage(
+  knex: Knex,
+  accountId: string,
+  query: UsageQueryInput,
+  now = Date.now(),
+) {
+  const envs = environmentsOf(query.environment);
+  const { from, to } = usageRange(query, now);
+  const [api, people] = await Promise.all([
+    knex.raw<{ rows: { day: string; calls: string; errors: string | null }[] }>(
+      `select "day"::text as day, sum("calls") as calls, sum("calls") filter (where "error_code" <> '') as errors
+       from "api_call_days" where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date
+       group by "day"`,
+      [accountId, envs, from, to],
+    ),
+    knex.raw<{ rows: { day: string; users: string }[] }>(
+      `select "day"::text as day, count(*) as users from (
+         select "day", "user_id" from "session_days"
+         where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0
+         group by "day", "user_id") u
+       group by "day"`,
+      [accountId, envs, from, to],
+    ),
+  ]);
+  const calls = new Map(api.rows.map((r) => [r.day, r]));
+  const users = new Map(people.rows.map((r) => [r.day, num(r.users)]));
+  const usage: z.input<typeof UsageEntry>[] = daysBetween(from, to).map((date) => ({
+    date,
+    apiCalls: num(calls.get(date)?.calls),
+    uniqueUsers: users.get(date) ?? 0,
+    errors: num(calls.get(date)?.errors),
+  }));
+  return { usage, from, to };
+}
+
+/** The name shown for sessions of a persona that no longer exists. */
+export const DELETED_PERSONA_NAME = '(deleted persona)';
+
+export async function analyticsPersonas(
+  knex: Knex,
+  accountId: string,
+  query: PeriodQueryInput,
+  now = Date.now(),
+) {
+  const envs = environmentsOf(query.environment);
+  const { current, shown } = windowOf(query.period, now);
+  const sessions = sessionRows(accountId, envs, current);
+  const { rows } = await knex.raw<{
+    rows: {
+      persona_id: string;
+      name: string | null;
+      total: string;
+      ended: string;
+      duration: string;
+      users: string;
+    }[];
+  }>(
+    `select g.*, p."name" from (
+       select "persona_id", sum(n) as total, sum(e) as ended, sum(d) as duration, count(*) as users from (
+         select "persona_id", "user_id", sum("sessions") as n, sum("ended") as e, sum("duration_ms_sum") as d
+         from (${sessions.sql}) s group by "persona_id", "user_id") pu
+       group by "persona_id") g
+     left join "personas" p on p."id" = g."persona_id" and p."account_id" = ?
+     order by g.total desc, g."persona_id"`,
+    [...sessions.bindings, accountId],
+  );
+  const personas: z.input<typeof PersonaEntry>[] = rows.map((r) => ({
+    personaId: r.persona_id,
+    personaName: r.name ?? DELETED_PERSONA_NAME,
+    totalCalls: num(r.total),
+    avgSessionDuration: num(r.ended) === 0 ? 0 : num(r.duration) / num(r.ended),
+    uniqueUsers: num(r.users),
+  }));
+  return { personas, ...shown };
+}
+
+interface FailureRow {
+  n: string;
+  last: Date | null;
+  message: string | null;
+}
+
+/** Count, latest time and latest message of one kind of runtime failure in a window. */
+function runtimeFailures(
+  knex: Knex,
+  source: { table: string; at: string; where: string; message: string },
+  accountId: string,
+  envs: string[],
+  window: TimeWindow,
+) {
+  const filter = `"account_id" = ? and "environment" = any(?) and ${source.where} and ${source.at} >= ? and ${source.at} < ?`;
+  const bindings = [accountId, envs, new Date(window.from), new Date(window.to)];
+  return knex.raw<{ rows: FailureRow[] }>(
+    `select x.n, x.last, (select ${source.message} from "${source.table}" where ${filter} order by ${source.at} desc limit 1) as message
+     from (select count(*) as n, max(${source.at}) as last from "${source.table}" where ${filter}) x`,
+    [...bindings, ...bindings],
+  );
+}
+
+const RUNTIME_SOURCES: Record<
+  RuntimeFailureCode,
+  { table: string; at: string; where: string; message: string }
+> = {
+  // a failed tool run is its tool.failed event (tools API, voice sessions)
+  TOOL_FAILED: {
+    table: 'events',
+    at: '"created_at"',
+    where: `"type" = 'tool.failed'`,
+    message: `concat_ws(': ', ("payload"::jsonb -> 'data' ->> 'toolName'), ("payload"::jsonb -> 'data' ->> 'error'))`,
+  },
+  WORKFLOW_FAILED: {
+    table: 'workflow_executions',
+    at: '"completed_at"',
+    where: `"status" = 'failed'`,
+    message: `("error"::jsonb ->> 'message')`,
+  },
+  // deliveries sent by POST /webhooks/:id/test are not counted
+  DELIVERY_FAILED: {
+    table: 'deliveries',
+    at: 'coalesce("last_attempt_at", "created_at")',
+    where: `"status" = 'failed' and not "test"`,
+    message: `"error"`,
+  },
+};
+
+export async function analyticsErrors(
+  knex: Knex,
+  accountId: string,
+  query: PeriodQueryInput,
+  now = Date.now(),
+) {
+  const envs = environmentsOf(query.environment);
+  const { current, shown } = windowOf(query.period, now);
+  const calls = apiCallRows(accountId, envs, current, true);
+  const codes = Object.keys(RUNTIME_SOURCES) as RuntimeFailureCode[];
+  const [api, ...runtime] = await Promise.all([
+    knex.raw<{ rows: { code: string; n: string; last: Date; message: string | null }[] }>(
+      `select "error_code" as code, sum("calls") as n, max("last_at") as last,
+         (array_agg("last_message" order by "last_at" desc))[1] as message
+       from (${calls.sql}) c group by "error_code"`,
+      calls.bindings,
+    ),
+    ...codes.map((code) => runtimeFailures(knex, RUNTIME_SOURCES[code], accountId, envs, current)),
+  ]);
+  const errors: (z.input<typeof ErrorEntry> & { at: number })[] = api.rows.map((r) => ({
+    code: r.code,
+    message: r.message ?? r.code,
+    count: num(r.n),
+    lastOccurred: r.last.toISOString(),
+    at: r.last.getTime(),
+  }));
+  runtime.forEach((result, i) => {
+    const row = result.rows[0];
+    if (!row || num(row.n) === 0 || !row.last) return;
+    errors.push({
+      code: codes[i],
+      message: row.message || RUNTIME_FAILURE_MESSAGES[codes[i]],
+      count: num(row.n),
+      lastOccurred: row.last.toISOString(),
+      at: row.last.getTime(),
+    });
+  });
+  errors.sort((a, b) => b.count - a.count || b.at - a.at || (a.code < b.code ? -1 : 1));
+  return { errors: errors.map(({ at: _at, ...entry }) => entry), ...shown };
+}
