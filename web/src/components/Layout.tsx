@@ -1,0 +1,125 @@
+import {
+  AppShell,
+  Burger,
+  Button,
+  Group,
+  NavLink,
+  SegmentedControl,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Suspense, useEffect } from 'react';
+import { Outlet, NavLink as RouterLink, useLocation, useNavigate } from 'react-router';
+import { api, type Environment, environmentStore, setAccount, signOut, unwrap } from '../api/client';
+import { useStoredValue } from '../store';
+import { ErrorAlert, PageLoader } from './ui';
+
+const NAV = [
+  { to: '/', label: 'Overview', end: true },
+  { to: '/keys', label: 'API keys' },
+  { to: '/personas', label: 'Personas' },
+  { to: '/voices', label: 'Voices' },
+  { to: '/webhooks', label: 'Webhooks' },
+  { to: '/workflows', label: 'Workflows' },
+  { to: '/sessions', label: 'Sessions' },
+  { to: '/marketplace', label: 'Marketplace' },
+];
+
+/** The signed-in frame: header (environment, account, sign out), navigation, and the page. */
+export function Layout() {
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const environment = useStoredValue(environmentStore);
+  const me = useQuery({
+    queryKey: ['me'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/developers/me')),
+  });
+  if (me.data) setAccount(me.data);
+
+  // close the phone menu after navigating
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
+  useEffect(() => close(), [location.pathname, close]);
+
+  const changeEnvironment = (value: string) => {
+    environmentStore.set(value as Environment);
+    queryClient.invalidateQueries();
+  };
+
+  const onSignOut = async () => {
+    await signOut();
+    queryClient.clear();
+    navigate('/sign-in');
+  };
+
+  return (
+    <AppShell
+      header={{ height: 60 }}
+      navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
+          <Group gap="xs" wrap="nowrap">
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={opened ? 'Close navigation' : 'Open navigation'}
+            />
+            <Title order={2} size="h4" style={{ whiteSpace: 'nowrap' }}>
+              Voice Platform
+            </Title>
+          </Group>
+          <Group gap="xs" wrap="nowrap">
+            <SegmentedControl
+              size="xs"
+              value={environment}
+              onChange={changeEnvironment}
+              aria-label="Environment"
+              data={[
+                { value: 'live', label: 'Live' },
+                { value: 'test', label: 'Test' },
+              ]}
+            />
+            <Text size="sm" visibleFrom="md" data-testid="account-email">
+              {me.data?.email ?? ''}
+            </Text>
+            <Button variant="default" size="xs" onClick={onSignOut}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Console sections">
+        <Stack gap={2}>
+          {NAV.map((item) => (
+            <NavLink
+              key={item.to}
+              component={RouterLink}
+              to={item.to}
+              end={item.end}
+              label={item.label}
+              active={item.end ? location.pathname === item.to : location.pathname.startsWith(item.to)}
+            />
+          ))}
+        </Stack>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        {me.error ? <ErrorAlert error={me.error} title="Your account did not load" /> : null}
+        {me.data ? (
+          <Suspense fallback={<PageLoader />}>
+            <Outlet />
+          </Suspense>
+        ) : me.isPending ? (
+          <PageLoader />
+        ) : null}
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,65 @@
+import { Alert, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { errorText } from '../api/client';
+
+export const PageLoader = () => (
+  <Center py="xl" role="status" aria-label="Loading">
+    <Loader />
+  </Center>
+);
+
+/** A page's heading row: title, one line of explanation, actions on the right (wrapping on phones). */
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
+  return (
+    <Group justify="space-between" align="flex-start" mb="md" gap="sm">
+      <Stack gap={4} style={{ minWidth: 0, flex: '1 1 240px' }}>
+        <Title order={1} size="h2">
+          {title}
+        </Title>
+        {description ? (
+          <Text c="dimmed" size="sm">
+            {description}
+          </Text>
+        ) : null}
+      </Stack>
+      {actions ? <Group gap="xs">{actions}</Group> : null}
+    </Group>
+  );
+}
+
+/** An error from the API (or anything else), said in a role="alert" box. */
+export function ErrorAlert({ error, title = 'Something went wrong' }: { error: unknown; title?: string }) {
+  if (!error) return null;
+  return (
+    <Alert color="red" title={title} role="alert" mb="md">
+      {errorText(error)}
+    </Alert>
+  );
+}
+
+/** Shown where a list has nothing in it yet. */
+export function Empty({ children }: { children: ReactNode }) {
+  return (
+    <Text c="dimmed" py="lg" ta="center">
+      {children}
+    </Text>
+  );
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function formatTime(value: string | null | undefined): string {
+  return value ? dateTime.format(new Date(value)) : '—';
+}
+
+export function formatNumber(value: number, digits = 0): string {
+  return value.toLocaleString(undefined, { maximumFractionDigits: digits });
+}

@@ -1,0 +1,117 @@
+import { Alert, Button, Center, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { type FormEvent, useEffect, useState } from 'react';
+import { Navigate, useSearchParams } from 'react-router';
+import { startOidcSignIn } from '../auth/oidc';
+import { signOutReason, startSession, useSession } from '../auth/session';
+import { type ConsoleConfig, loadConsoleConfig } from '../config';
+import { useStoredValue } from '../store';
+
+/** Only paths inside the console are followed after sign-in (no open redirect). */
+export function safeReturnTo(value: string | null): string {
+  return value?.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/';
+}
+
+/**
+ * Sign-in: with the local development identity provider, type an email and get an ID token; with
+ * an OIDC provider (`AUTH_ISSUER`), go there (authorization code with PKCE) and come back.
+ */
+export function SignInPage() {
+  const session = useSession();
+  const [params] = useSearchParams();
+  const returnTo = safeReturnTo(params.get('returnTo'));
+  const reason = useStoredValue(signOutReason);
+  const [config, setConfig] = useState<ConsoleConfig>();
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    loadConsoleConfig().then(setConfig, (e: Error) => setError(e.message));
+  }, []);
+
+  if (session) return <Navigate to={returnTo} replace />;
+
+  const devSignIn = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await fetch('/console/auth/dev-token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email }),
+      });
+      const body = await res.json();
+      if (!res.ok) throw new Error(body.validationErrors?.join('; ') ?? body.error ?? `HTTP ${res.status}`);
+      startSession(body.idToken);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const oidcSignIn = async () => {
+    if (config?.auth.mode !== 'oidc') return;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await startOidcSignIn(config.auth, returnTo);
+    } catch (e) {
+      setError((e as Error).message);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
+        <Stack>
+          <Title order={1} size="h2">
+            Sign in to the Voice Platform console
+          </Title>
+          {reason ? (
+            <Alert color="yellow" role="status">
+              {reason}
+            </Alert>
+          ) : null}
+          {error ? (
+            <Alert color="red" role="alert" title="Sign-in failed">
+              {error}
+            </Alert>
+          ) : null}
+          {config?.auth.mode === 'dev' ? (
+            <form onSubmit={devSignIn}>
+              <Stack>
+                <Text size="sm" c="dimmed">
+                  Development sign-in: the local identity provider signs an ID token for the email you type.
+                </Text>
+                <TextInput
+                  label="Email"
+                  type="email"
+                  required
+                  autoComplete="email"
+                  value={email}
+                  onChange={(e) => setEmail(e.currentTarget.value)}
+                  data-autofocus
+                />
+                <Button type="submit" loading={busy}>
+                  Sign in
+                </Button>
+              </Stack>
+            </form>
+          ) : config?.auth.mode === 'oidc' ? (
+            <Stack>
+              <Text size="sm" c="dimmed">
+                You will sign in with {new URL(config.auth.issuer).host} and come back here.
+              </Text>
+              <Button onClick={oidcSignIn} loading={busy}>
+                Continue to sign-in
+              </Button>
+            </Stack>
+          ) : null}
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}
