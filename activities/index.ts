@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
+import { createMarketplaceActivities } from './marketplace';
 import { createReviewActivities } from './reviews';
 import { createSessionActivities } from './sessions';
 import { createSystemActivities } from './system';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHousekeepingActivities(deps),
     ...createReviewActivities(deps),
     ...createSessionActivities(deps),
+    ...createMarketplaceActivities(deps),
   };
 }
 

@@ -1,3 +1,4 @@
+import { marketplaceReviewSubject } from '../src/marketplace/submission/review';
 import { personaReviewSubject } from '../src/personas/persona-review';
 import { applyReviewDecision, markReviewOverdue, type ReviewSubjects } from '../src/reviews/decisions';
 import type { ReviewDecision } from '../src/reviews/statuses';
@@ -6,9 +7,7 @@ import type { ActivityDeps } from './deps';
 /** How each kind of review's decision changes its subject. */
 const SUBJECTS: ReviewSubjects = {
   persona: personaReviewSubject,
-  marketplace_item: async () => {
-    throw new Error('Marketplace reviews are not available yet');
-  },
+  marketplace_item: marketplaceReviewSubject,
 };
 
 /** Operator reviews' activities: record a decision (and apply it), mark a review overdue. Both idempotent. */

@@ -1,6 +1,8 @@
 /** Every workflow the worker registers. Keep workflow code deterministic: no I/O, only activities. */
 export * from './deliver-webhook';
 export * from './housekeeping';
+export * from './remove-marketplace-item';
+export * from './review-marketplace-item';
 export * from './review-persona';
 export * from './run-voice-workflow';
 export * from './system-ping';

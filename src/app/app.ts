@@ -25,6 +25,7 @@ import { OpenApiRegistry } from '../http/openapi';
 import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import { mountKeyRoutes } from '../keys/keys.routes';
+import { mountMarketplaceRoutes } from '../marketplace';
 import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
@@ -52,6 +53,8 @@ export interface ApiRoots {
   console: ApiRoot<ConsoleAuth>;
   marketplaceUser: ApiRoot<MarketplaceUser>;
   marketplacePublisher: ApiRoot<MarketplacePublisher>;
+  /** Marketplace routes without identity headers (browse). */
+  marketplacePublic: ApiRoot<null>;
   admin: ApiRoot<AdminAuth>;
 }
 
@@ -175,6 +178,15 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
       },
       registry,
     ),
+    marketplacePublic: new ApiRoot<null>(
+      {
+        basePath: API_ROOTS.marketplace,
+        name: 'Marketplace API',
+        tag: 'Marketplace',
+        authenticate: () => null,
+      },
+      registry,
+    ),
     admin: new ApiRoot<AdminAuth>(
       {
         basePath: API_ROOTS.admin,
@@ -206,10 +218,16 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountAdminRoutes(roots.admin, ctx);
   mountReviewRoutes(roots.admin, ctx);
   mountPersonaReviewRoutes(roots.admin, ctx);
+  mountMarketplaceRoutes(roots, ctx);
 
   app.use(API_ROOTS.platform, roots.platformPublic.router, roots.platform.router);
   app.use(API_ROOTS.console, roots.console.router);
-  app.use(API_ROOTS.marketplace, roots.marketplaceUser.router, roots.marketplacePublisher.router);
+  app.use(
+    API_ROOTS.marketplace,
+    roots.marketplacePublic.router,
+    roots.marketplaceUser.router,
+    roots.marketplacePublisher.router,
+  );
   app.use(API_ROOTS.admin, roots.admin.router);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

@@ -74,6 +74,8 @@ const envSchema = z.object({
   SESSION_TURNS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
   REVIEW_SLA_BUSINESS_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   REVIEW_SLA_SECONDS: z.coerce.number().int().min(1).optional(),
+  MARKETPLACE_REMOVAL_GRACE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  MARKETPLACE_REMOVAL_GRACE_SECONDS: z.coerce.number().int().min(1).optional(),
 
   DEFAULT_PLAN: z.enum(PLANS).default('free'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
@@ -132,6 +134,12 @@ export interface Config {
    * demos). Past it a review is shown as overdue.
    */
   reviews: { slaBusinessDays: number; slaSeconds?: number };
+  /**
+   * Marketplace: a removed item's existing installations keep working for `removalGraceDays` days
+   * (`MARKETPLACE_REMOVAL_GRACE_DAYS`, 30); `removalGraceSeconds`, when set, replaces that with a plain
+   * duration (tests, demos).
+   */
+  marketplace: { removalGraceDays: number; removalGraceSeconds?: number };
   /** Voice sessions end after `idleTimeoutS` without a turn; their workflow continues as new every `turnsPerRun` turns. */
   sessions: { idleTimeoutS: number; turnsPerRun: number };
   /**
@@ -213,6 +221,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     reviews: { slaBusinessDays: e.REVIEW_SLA_BUSINESS_DAYS, slaSeconds: e.REVIEW_SLA_SECONDS },
+    marketplace: {
+      removalGraceDays: e.MARKETPLACE_REMOVAL_GRACE_DAYS,
+      removalGraceSeconds: e.MARKETPLACE_REMOVAL_GRACE_SECONDS,
+    },
     sessions: { idleTimeoutS: e.SESSION_IDLE_TIMEOUT_S, turnsPerRun: e.SESSION_TURNS_PER_RUN },
     outbound: {
       allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',

@@ -2,6 +2,17 @@ import { AccountSchema } from '../accounts/account.entity';
 import { ActivitySchema } from '../activity-log/activity.entity';
 import { EventSchema } from '../events/event.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
+import {
+  MarketplaceQuotaCounterSchema,
+  MarketplaceUsageRecordSchema,
+} from '../marketplace/execution/usage.entity';
+import { MarketplaceInstallationSchema } from '../marketplace/installations/installation.entity';
+import {
+  MarketplaceItemSchema,
+  MarketplaceItemVersionSchema,
+  MarketplacePublisherSchema,
+} from '../marketplace/items/item.entity';
+import { MarketplaceRemovalSchema } from '../marketplace/removal/removal.entity';
 import { McpServerSchema } from '../mcp/mcp-server.entity';
 import { OAuthAuthorizationSchema, OAuthProviderSchema, OAuthTokenSchema } from '../oauth/oauth.entity';
 import { PersonaSchema } from '../personas/persona.entity';
@@ -34,4 +45,11 @@ export const entities = [
   SessionSchema,
   SessionTurnSchema,
   ActivitySchema,
+  MarketplacePublisherSchema,
+  MarketplaceItemSchema,
+  MarketplaceItemVersionSchema,
+  MarketplaceRemovalSchema,
+  MarketplaceInstallationSchema,
+  MarketplaceQuotaCounterSchema,
+  MarketplaceUsageRecordSchema,
 ];

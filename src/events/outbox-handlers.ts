@@ -1,3 +1,4 @@
+import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createSessionOutboxHandler } from '../sessions/outbox';
 import { createWebhookOutboxHandler } from '../webhooks/outbox';
@@ -14,5 +15,6 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createWorkflowOutboxHandler(deps),
     createReviewOutboxHandler(deps),
     createSessionOutboxHandler(deps),
+    createMarketplaceRemovalOutboxHandler(deps),
   ];
 }

@@ -6,6 +6,7 @@ import { Migration20261121300000Workflows } from './Migration20261121300000Workf
 import { Migration20261123000000Personas } from './Migration20261123000000Personas';
 import { Migration20261123100000Activities } from './Migration20261123100000Activities';
 import { Migration20261123200000Sessions } from './Migration20261123200000Sessions';
+import { Migration20261124000000Marketplace } from './Migration20261124000000Marketplace';
 import { Migration20261124100000Analytics } from './Migration20261124100000Analytics';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
@@ -17,5 +18,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123000000Personas', class: Migration20261123000000Personas },
   { name: 'Migration20261123100000Activities', class: Migration20261123100000Activities },
   { name: 'Migration20261123200000Sessions', class: Migration20261123200000Sessions },
+  { name: 'Migration20261124000000Marketplace', class: Migration20261124000000Marketplace },
   { name: 'Migration20261124100000Analytics', class: Migration20261124100000Analytics },
 ];

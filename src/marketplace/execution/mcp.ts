@@ -1,0 +1,132 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
+import type { CoreContext } from '../../app/context';
+import type { PooledConnection } from '../../common/mcp-connections';
+import { describeMcpFailure, MCP_TIMEOUT_MS } from '../../mcp/mcp-client';
+import { guardedFetch } from '../../outbound/fetch';
+import { mcpResultValue } from '../../tools/execute';
+
+/**
+ * MCP for marketplace tools: the publisher's public Streamable HTTP endpoint (no platform secrets or
+ * OAuth), every request through the SSRF-guarded fetch. Runs share one kept session per endpoint in
+ * the process's MCP pool; the review's check always opens a fresh one.
+ */
+
+const CLIENT_INFO = { name: 'voice-agent-platform-marketplace', version: '1.0.0' };
+
+class ConnectFailed extends Error {}
+
+async function open(ctx: Pick<CoreContext, 'config'>, endpoint: string): Promise<PooledConnection<Client>> {
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
+    fetch: guardedFetch(ctx.config.outbound),
+  });
+  const client = new Client(CLIENT_INFO);
+  try {
+    await client.connect(transport, { timeout: MCP_TIMEOUT_MS });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw new ConnectFailed(describeMcpFailure(error, endpoint));
+  }
+  return {
+    client,
+    close: async () => {
+      if (transport.sessionId) await transport.terminateSession().catch(() => undefined);
+      await client.close().catch(() => undefined);
+    },
+  };
+}
+
+/** The review's MCP check: connect, `tools/list`, and whether it lists `toolName`. Never throws. */
+export async function probeMcpTool(
+  ctx: Pick<CoreContext, 'config'>,
+  endpoint: string,
+  toolName: string,
+): Promise<{ passed: boolean; note: string }> {
+  const started = performance.now();
+  let connection: PooledConnection<Client>;
+  try {
+    connection = await open(ctx, endpoint);
+  } catch (error) {
+    return { passed: false, note: `MCP check failed: could not connect: ${(error as Error).message}` };
+  }
+  try {
+    const server = connection.client.getServerVersion();
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await connection.client.listTools(cursor ? { cursor } : undefined, {
+        timeout: MCP_TIMEOUT_MS,
+      });
+      names.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor && names.length < 10_000);
+    const ms = Math.round(performance.now() - started);
+    const serverName = server ? ` (${server.name} ${server.version})` : '';
+    if (names.includes(toolName)) {
+      return {
+        passed: true,
+        note: `MCP check passed: connected to ${endpoint}${serverName} in ${ms} ms; tools/list lists "${toolName}"`,
+      };
+    }
+    const listed = names.length ? names.slice(0, 20).join(', ') : 'no tools';
+    return {
+      passed: false,
+      note: `MCP check failed: tools/list of ${endpoint}${serverName} does not list "${toolName}" (it lists ${listed})`,
+    };
+  } catch (error) {
+    return { passed: false, note: `MCP check failed: ${describeMcpFailure(error, endpoint)}` };
+  } finally {
+    await connection.close();
+  }
+}
+
+export type McpRunOutcome =
+  | { success: true; result: unknown }
+  | { success: false; error: string; errorCode: 'TOOL_ERROR' | 'UNREACHABLE' | 'TIMEOUT' | 'PROTOCOL_ERROR' };
+
+function errorText(content: unknown): string {
+  const items = Array.isArray(content) ? content : [];
+  const text = items
+    .filter((c) => c?.type === 'text')
+    .map((c) => c.text as string)
+    .join('\n');
+  return text || 'The tool reported an error';
+}
+
+/** One `tools/call` on the endpoint's kept session; failures are outcomes with an error code. */
+export async function callMcpTool(
+  ctx: Pick<CoreContext, 'config' | 'mcpConnections'>,
+  endpoint: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<McpRunOutcome> {
+  try {
+    return await ctx.mcpConnections.use(
+      `marketplace:${endpoint}`,
+      () => open(ctx, endpoint),
+      async (client): Promise<McpRunOutcome> => {
+        const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+          timeout: timeoutMs,
+        });
+        if (result.isError)
+          return { success: false, error: errorText(result.content), errorCode: 'TOOL_ERROR' };
+        return { success: true, result: mcpResultValue(result as { content?: unknown }) };
+      },
+      {
+        broken: (error) => !(error instanceof McpProtocolError) && !(error instanceof ConnectFailed),
+        retry: (error) => error instanceof StreamableHTTPError && error.code === 404,
+      },
+    );
+  } catch (error) {
+    if (error instanceof ConnectFailed)
+      return { success: false, error: error.message, errorCode: 'UNREACHABLE' };
+    const message = describeMcpFailure(error, endpoint);
+    const timedOut = error instanceof McpProtocolError && /timed out|timeout/i.test(error.message);
+    return { success: false, error: message, errorCode: timedOut ? 'TIMEOUT' : 'PROTOCOL_ERROR' };
+  }
+}

@@ -1,0 +1,193 @@
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import semver from 'semver';
+import type { AppContext } from '../../app/context';
+import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
+import { conflict, forbidden, validationFailed } from '../../http/errors';
+import { reviewDueBy } from '../../reviews/due';
+import { Review, reviewId } from '../../reviews/review.entity';
+import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
+import { findPublisherItem, liveColumns, manifestContext, recordPublisher } from '../items/items';
+import { type ItemManifest, manifestWarnings, validateManifest } from '../items/manifest';
+import type { ItemType } from '../items/statuses';
+import { awaitCheckFindings, cancelWithdrawnReviews, REVIEW_MESSAGE, startCommittedReview } from './review';
+
+type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
+
+/**
+ * The checks a submitted manifest passes before anything is stored, in this order: the publisher in
+ * the manifest must be the caller (403); then every problem at once (400): the manifest rules, and
+ * for an agent that each of its tools is an approved marketplace tool.
+ */
+async function checkedManifest(
+  ctx: Ctx,
+  em: EntityManager,
+  auth: PublisherAuth,
+  type: ItemType,
+  raw: Record<string, unknown>,
+): Promise<ItemManifest> {
+  const publisher = raw.publisher as { id?: unknown } | undefined;
+  if (typeof publisher?.id === 'string' && publisher.id !== auth.publisherId) {
+    throw forbidden(
+      `manifest.publisher.id "${publisher.id}" is not the authenticated publisher (${auth.publisherId})`,
+    );
+  }
+  const result = validateManifest(type, raw, manifestContext(ctx.config));
+  const errors = result.ok ? [] : [...result.errors];
+  if (type === 'agent' && Array.isArray(raw.tools)) {
+    const ids = raw.tools.filter((t): t is string => typeof t === 'string' && t.length <= 64);
+    const approved = ids.length
+      ? await em.find(MarketplaceItem, { id: ids, type: 'tool', status: 'approved' }, { fields: ['id'] })
+      : [];
+    raw.tools.forEach((t, i) => {
+      if (typeof t === 'string' && !approved.some((a) => a.id === t)) {
+        errors.push(`manifest.tools.${i}: "${t}" is not an approved marketplace tool`);
+      }
+    });
+  }
+  if (!result.ok || errors.length > 0) {
+    throw validationFailed(errors, 'The manifest does not pass the marketplace rules');
+  }
+  return result.manifest;
+}
+
+/** A new version row and its review row (committed together, in the caller's transaction). */
+function newVersion(
+  ctx: Ctx,
+  tem: EntityManager,
+  item: MarketplaceItem,
+  manifest: ItemManifest,
+  seq: number,
+  at: Date,
+): Review {
+  const id = reviewId(item.id, manifest.version);
+  tem.create(MarketplaceItemVersion, {
+    itemId: item.id,
+    version: manifest.version,
+    seq,
+    manifest,
+    reviewId: id,
+    submittedAt: at,
+  });
+  return tem.create(Review, {
+    id,
+    kind: 'marketplace_item',
+    subjectId: item.id,
+    accountId: item.publisherId,
+    subjectName: `${manifest.name} ${manifest.version}`,
+    submission: seq,
+    submittedAt: at,
+    dueBy: reviewDueBy(ctx.config, at),
+  });
+}
+
+async function answer(
+  ctx: Ctx,
+  em: EntityManager,
+  item: MarketplaceItem,
+  review: Review,
+  manifest: ItemManifest,
+) {
+  await startCommittedReview(ctx, em, review);
+  const fallback = manifestWarnings(item.type, manifest, manifestContext(ctx.config));
+  const reviewNotes = await awaitCheckFindings(em, review.id, fallback);
+  return {
+    success: true as const,
+    itemId: item.id,
+    status: item.status,
+    version: manifest.version,
+    reviewId: review.id,
+    reviewNotes,
+    message: REVIEW_MESSAGE,
+  };
+}
+
+/**
+ * POST /publisher/submit: a new item, `pending_review`, with its first version and review committed
+ * in one transaction; the review workflow (`review-<id>-<version>`) starts after commit, and the
+ * answer carries its automated checks' findings. A taken id is a 409.
+ */
+export async function submitItem(
+  ctx: Ctx,
+  em: EntityManager,
+  auth: PublisherAuth,
+  input: { type: ItemType; manifest: Record<string, unknown> },
+) {
+  const manifest = await checkedManifest(ctx, em, auth, input.type, input.manifest);
+  const taken = () => conflict(`Item id "${manifest.id}" is already taken in the marketplace`);
+  let created: { item: MarketplaceItem; review: Review };
+  try {
+    created = await em.transactional(async (tem) => {
+      await recordPublisher(tem, auth);
+      if (await tem.findOne(MarketplaceItem, { id: manifest.id }, { fields: ['id'] })) throw taken();
+      const now = new Date();
+      const item = tem.create(MarketplaceItem, {
+        id: manifest.id,
+        type: input.type,
+        publisherId: auth.publisherId,
+        status: 'pending_review',
+        ...liveColumns(input.type, manifest),
+        latestVersion: manifest.version,
+        submissions: 1,
+      });
+      const review = newVersion(ctx, tem, item, manifest, 1, now);
+      return { item, review };
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) throw taken();
+    throw error;
+  }
+  return answer(ctx, em, created.item, created.review, manifest);
+}
+
+/**
+ * PUT /publisher/:id: a new version, which must be greater than the latest submitted (same or lower
+ * → 409). An approved item stays `approved` and keeps serving its approved version while the new
+ * one is reviewed (a rejection leaves it live); an item never approved shows the new version,
+ * `pending_review`. A version still under review is withdrawn (its workflow cancelled). An item
+ * being removed is refused (restore it first).
+ */
+export async function updateItem(
+  ctx: Ctx,
+  em: EntityManager,
+  auth: PublisherAuth,
+  id: string,
+  input: { manifest: Record<string, unknown> },
+) {
+  const existing = await findPublisherItem(em, auth.publisherId, id);
+  const manifest = await checkedManifest(ctx, em, auth, existing.type, input.manifest);
+  if (manifest.id !== id) {
+    throw validationFailed([`manifest.id: must be "${id}", the item being updated`]);
+  }
+  const { item, review, withdrawn } = await em.transactional(async (tem) => {
+    await recordPublisher(tem, auth);
+    const item = await findPublisherItem(tem, auth.publisherId, id, true);
+    if (item.status === 'removal_scheduled' || item.status === 'removed') {
+      throw conflict(
+        `Item ${id} is ${item.status === 'removed' ? 'removed' : 'scheduled for removal'}; ${item.status === 'removed' ? 'it cannot be updated' : 'restore it before updating it'}`,
+      );
+    }
+    if (!semver.gt(manifest.version, item.latestVersion)) {
+      throw conflict(
+        `manifest.version ${manifest.version} must be greater than the latest submitted version ${item.latestVersion}`,
+      );
+    }
+    const pending = await tem.find(MarketplaceItemVersion, { itemId: id, status: 'pending_review' });
+    for (const v of pending) v.status = 'withdrawn';
+    const withdrawn = pending.map((v) => v.reviewId);
+    if (withdrawn.length) {
+      await tem.nativeUpdate(Review, { id: withdrawn, status: 'pending' }, { status: 'withdrawn' });
+    }
+    const seq = item.submissions + 1;
+    tem.assign(item, {
+      latestVersion: manifest.version,
+      submissions: seq,
+      ...(item.approvedVersion
+        ? {}
+        : { ...liveColumns(item.type, manifest), status: 'pending_review' as const }),
+    });
+    const review = newVersion(ctx, tem, item, manifest, seq, new Date());
+    return { item, review, withdrawn };
+  });
+  await cancelWithdrawnReviews(ctx, withdrawn);
+  return answer(ctx, em, item, review, manifest);
+}
