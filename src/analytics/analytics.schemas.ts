@@ -30,11 +30,9 @@ const isoDay = z
 
 export const UsageQuery = z
   .strictObject({
-    from: isoDay
-      .optional()
-      .meta({
-        description: `First day (UTC, inclusive); default ${USAGE_DEFAULT_DAYS - 1} days before \`to\``,
-      }),
+    from: isoDay.optional().meta({
+      description: `First day (UTC, inclusive); default ${USAGE_DEFAULT_DAYS - 1} days before \`to\``,
+    }),
     to: isoDay.optional().meta({ description: 'Last day (UTC, inclusive); default today' }),
     environment,
   })

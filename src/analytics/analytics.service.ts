@@ -249,7 +249,8 @@ export async function analyticsPersonas(
 
 interface FailureRow {
   n: string;
-  last: Date | null;
+  /** A Date or a timestamp string, as the driver's type parsers leave it. */
+  last: Date | string | null;
   message: string | null;
 }
 
@@ -307,7 +308,7 @@ export async function analyticsErrors(
   const calls = apiCallRows(accountId, envs, current, true);
   const codes = Object.keys(RUNTIME_SOURCES) as RuntimeFailureCode[];
   const [api, ...runtime] = await Promise.all([
-    knex.raw<{ rows: { code: string; n: string; last: Date; message: string | null }[] }>(
+    knex.raw<{ rows: { code: string; n: string; last: Date | string; message: string | null }[] }>(
       `select "error_code" as code, sum("calls") as n, max("last_at") as last,
          (array_agg("last_message" order by "last_at" desc))[1] as message
        from (${calls.sql}) c group by "error_code"`,
@@ -319,8 +320,8 @@ export async function analyticsErrors(
     code: r.code,
     message: r.message ?? r.code,
     count: num(r.n),
-    lastOccurred: r.last.toISOString(),
-    at: r.last.getTime(),
+    lastOccurred: new Date(r.last).toISOString(),
+    at: new Date(r.last).getTime(),
   }));
   runtime.forEach((result, i) => {
     const row = result.rows[0];
@@ -329,8 +330,8 @@ export async function analyticsErrors(
       code: codes[i],
       message: row.message || RUNTIME_FAILURE_MESSAGES[codes[i]],
       count: num(row.n),
-      lastOccurred: row.last.toISOString(),
-      at: row.last.getTime(),
+      lastOccurred: new Date(row.last).toISOString(),
+      at: new Date(row.last).getTime(),
     });
   });
   errors.sort((a, b) => b.count - a.count || b.at - a.at || (a.code < b.code ? -1 : 1));
