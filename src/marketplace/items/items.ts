@@ -7,7 +7,8 @@ import { MarketplaceItem, MarketplaceItemVersion, MarketplacePublisher } from '.
 import type { AgentManifest, ItemManifest, ManifestContext, ToolManifest } from './manifest';
 import type { ItemType, TrustLevel } from './statuses';
 
-export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+/** ISO 8601 of a timestamp (an entity's Date, or a raw query's Date or string), or null. */
+export const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 export const trustLevel = (verified: boolean): TrustLevel => (verified ? 'verified' : 'community');
 
