@@ -5,7 +5,18 @@ import { Layout } from './components/Layout';
 import { PageLoader } from './components/ui';
 import { SignInPage } from './pages/SignIn';
 
+const OverviewPage = lazy(() => import('./pages/Overview'));
 const KeysPage = lazy(() => import('./pages/Keys'));
+const PersonasPage = lazy(() => import('./pages/Personas'));
+const PersonaPage = lazy(() => import('./pages/Persona'));
+const VoicesPage = lazy(() => import('./pages/Voices'));
+const WebhooksPage = lazy(() => import('./pages/Webhooks'));
+const WebhookPage = lazy(() => import('./pages/Webhook'));
+const WorkflowsPage = lazy(() => import('./pages/Workflows'));
+const WorkflowPage = lazy(() => import('./pages/Workflow'));
+const SessionsPage = lazy(() => import('./pages/Sessions'));
+const SessionPage = lazy(() => import('./pages/Session'));
+const MarketplacePage = lazy(() => import('./pages/Marketplace'));
 const AuthCallbackPage = lazy(() => import('./pages/AuthCallback'));
 
 function RequireSession({ children }: { children: ReactNode }) {
@@ -31,8 +42,19 @@ export function App() {
             </RequireSession>
           }
         >
+          <Route index element={<OverviewPage />} />
           <Route path="keys" element={<KeysPage />} />
-          <Route path="*" element={<Navigate to="/keys" replace />} />
+          <Route path="personas" element={<PersonasPage />} />
+          <Route path="personas/:id" element={<PersonaPage />} />
+          <Route path="voices" element={<VoicesPage />} />
+          <Route path="webhooks" element={<WebhooksPage />} />
+          <Route path="webhooks/:id" element={<WebhookPage />} />
+          <Route path="workflows" element={<WorkflowsPage />} />
+          <Route path="workflows/:id" element={<WorkflowPage />} />
+          <Route path="sessions" element={<SessionsPage />} />
+          <Route path="sessions/:id" element={<SessionPage />} />
+          <Route path="marketplace" element={<MarketplacePage />} />
+          <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>
     </Suspense>

@@ -1,4 +1,4 @@
-import { Alert, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { errorText } from '../api/client';
 
@@ -62,4 +62,33 @@ export function formatTime(value: string | null | undefined): string {
 
 export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString(undefined, { maximumFractionDigits: digits });
+}
+
+const STATUS_COLORS: Record<string, string> = {
+  draft: 'gray.8',
+  submitted: 'blue.9',
+  published: 'green.9',
+  rejected: 'red.9',
+  active: 'green.9',
+  failing: 'orange.9',
+  disabled: 'gray.8',
+  delivered: 'green.9',
+  failed: 'red.9',
+  pending: 'blue.9',
+  running: 'blue.9',
+  completed: 'green.9',
+  skipped: 'gray.8',
+  cancelled: 'gray.8',
+  ended: 'gray.8',
+  approved: 'green.9',
+  pending_review: 'blue.9',
+};
+
+/** A status as an outlined badge, in a shade dark enough for text contrast. */
+export function StatusBadge({ status }: { status: string }) {
+  return (
+    <Badge variant="outline" color={STATUS_COLORS[status] ?? 'gray.8'} data-status={status}>
+      {status.replace(/_/g, ' ')}
+    </Badge>
+  );
 }

@@ -1,7 +1,6 @@
 import { Alert, Button, Center, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Navigate, useSearchParams } from 'react-router';
-import { startOidcSignIn } from '../auth/oidc';
 import { signOutReason, startSession, useSession } from '../auth/session';
 import { type ConsoleConfig, loadConsoleConfig } from '../config';
 import { useStoredValue } from '../store';
@@ -56,6 +55,8 @@ export function SignInPage() {
     setBusy(true);
     setError(undefined);
     try {
+      // the OIDC client is loaded only where it is used
+      const { startOidcSignIn } = await import('../auth/oidc');
       await startOidcSignIn(config.auth, returnTo);
     } catch (e) {
       setError((e as Error).message);

@@ -1,0 +1,119 @@
+import { Anchor, Badge, Code, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, environmentStore, unwrap } from '../api/client';
+import type { components } from '../api/schema';
+import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
+import { useStoredValue } from '../store';
+
+type Turn = components['schemas']['SessionWithTranscript']['transcript'][number];
+type Action = Turn['actions'][number];
+
+function ActionLine({ action }: { action: Action }) {
+  if (action.type === 'workflow') {
+    return (
+      <Text size="sm" data-testid="action-workflow">
+        Workflow{' '}
+        <Anchor component={Link} to={`/workflows/${action.workflowId}?execution=${action.executionId}`}>
+          {action.workflowName}
+        </Anchor>{' '}
+        <StatusBadge status={action.status} /> · {action.durationMs} ms
+      </Text>
+    );
+  }
+  return (
+    <Stack gap={2} data-testid="action-tool">
+      <Text size="sm">
+        Tool <Code>{action.tool}</Code> <StatusBadge status={action.success ? 'completed' : 'failed'} /> ·{' '}
+        {action.durationMs} ms{action.statusCode ? ` · HTTP ${action.statusCode}` : ''}
+      </Text>
+      <Code block style={{ maxHeight: 140, overflow: 'auto' }}>
+        {`arguments: ${JSON.stringify(action.arguments)}\n${
+          action.error ? `error: ${action.error}` : `result: ${JSON.stringify(action.result)}`
+        }`}
+      </Code>
+    </Stack>
+  );
+}
+
+/** One session's transcript: each turn, the reply, how it was answered and the tools and workflows it ran. */
+export default function SessionPage() {
+  const { id = '' } = useParams();
+  const environment = useStoredValue(environmentStore);
+  const session = useQuery({
+    queryKey: ['session', environment, id],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/sessions/{id}', { params: { path: { id } } })).data,
+    refetchInterval: (query) => (query.state.data?.status === 'active' ? 3000 : false),
+  });
+  if (session.isPending) return <PageLoader />;
+  if (!session.data) return <ErrorAlert error={session.error} title="The session did not load" />;
+  const s = session.data;
+  return (
+    <>
+      <Anchor component={Link} to="/sessions" size="sm">
+        ← Sessions
+      </Anchor>
+      <PageHeader
+        title={`Session ${s.id}`}
+        description={
+          <>
+            <StatusBadge status={s.status} /> persona <Code>{s.personaId}</Code> · user{' '}
+            <Code>{s.userId}</Code> · started {formatTime(s.startedAt)}
+            {s.endedAt ? ` · ended ${formatTime(s.endedAt)} (${s.endReason ?? 'ended'})` : ''}
+          </>
+        }
+      />
+      <Stack gap="sm" component="ol" style={{ listStyle: 'none', padding: 0 }} aria-label="Transcript">
+        <li>
+          <Paper withBorder p="sm">
+            <Text size="xs" fw={700}>
+              Agent (greeting)
+            </Text>
+            <Text>{s.greeting}</Text>
+          </Paper>
+        </li>
+        {s.transcript.map((turn) => (
+          <li key={turn.index}>
+            <Stack gap={6}>
+              <Paper withBorder p="sm" bg="var(--mantine-color-gray-0)" ml={{ base: 0, sm: 'xl' }}>
+                <Text size="xs" fw={700}>
+                  Caller · turn {turn.index}
+                </Text>
+                <Text>{turn.text}</Text>
+              </Paper>
+              <Paper withBorder p="sm">
+                <Group gap="xs" mb={4}>
+                  <Text size="xs" fw={700}>
+                    Agent
+                  </Text>
+                  <Badge size="xs" variant="outline" color="gray.8">
+                    {turn.route}
+                  </Badge>
+                  <Text size="xs">{turn.latencyMs} ms</Text>
+                </Group>
+                <Text>{turn.reply.text}</Text>
+                {turn.error ? (
+                  <Text size="sm" c="red.9">
+                    {turn.error}
+                  </Text>
+                ) : null}
+                {turn.actions.length ? (
+                  <Stack gap={6} mt="xs">
+                    <Title order={2} size="h6">
+                      Actions
+                    </Title>
+                    {turn.actions.map((action, i) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: actions are in order and never reordered
+                      <ActionLine key={i} action={action} />
+                    ))}
+                  </Stack>
+                ) : null}
+              </Paper>
+            </Stack>
+          </li>
+        ))}
+      </Stack>
+    </>
+  );
+}
