@@ -489,7 +489,15 @@ describe('console analytics', () => {
       activePersonas: 1,
       activePersonasChange: 0,
     });
-    await sql(`update sessions set started_at = started_at - interval '8 days' where id = ?`, [ids[1]]);
+    // user b's session ended, then moved 8 days back as a whole
+    const ended = await call(app.baseUrl, 'POST', `/api/v2/developers/sessions/${ids[1]}/end`, {
+      token: owner.testKey,
+    });
+    const duration = Date.parse(ended.body.data.endedAt) - Date.parse(ended.body.data.startedAt);
+    await sql(
+      `update sessions set started_at = started_at - interval '8 days', ended_at = ended_at - interval '8 days' where id = ?`,
+      [ids[1]],
+    );
     expect((await analytics(owner.token, '/overview?environment=test')).body.overview).toMatchObject({
       uniqueUsers: 1,
       uniqueUsersChange: -0.5,
@@ -505,7 +513,7 @@ describe('console analytics', () => {
     await sql(`delete from sessions where id = ?`, [ids[0]]);
     expect((await analytics(owner.token, '/personas?environment=test')).body.personas).toEqual([]);
     expect((await analytics(owner.token, '/personas?environment=test&period=month')).body.personas).toEqual([
-      { personaId, personaName: 'Ava', totalCalls: 2, avgSessionDuration: 0, uniqueUsers: 2 },
+      { personaId, personaName: 'Ava', totalCalls: 2, avgSessionDuration: duration, uniqueUsers: 2 },
     ]);
   });
 

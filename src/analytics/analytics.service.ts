@@ -71,16 +71,20 @@ function apiCallRows(accountId: string, envs: string[], window: TimeWindow, erro
 const SESSION_DURATION_MS = `coalesce(round(extract(epoch from ("ended_at" - "started_at")) * 1000), 0)::bigint`;
 
 /**
- * The sessions of a window (by `started_at`): whole days from the `session_days` rollup, the partial
- * days at its edges from the rows (index-only). Columns: persona_id, user_id, sessions, ended,
- * duration_ms_sum.
+ * Rows of the sessions started in a window: whole days from a rollup (`rollup` columns, rows with a
+ * session), the partial days at its edges from the session rows (`edge` columns, index-only).
  */
-function sessionRows(accountId: string, envs: string[], window: TimeWindow): Sql {
+function sessionRows(
+  accountId: string,
+  envs: string[],
+  window: TimeWindow,
+  source: { rollup: string; columns: string; edgeColumns: string },
+): Sql {
   const { days, edges } = splitWindow(window);
   const parts: Sql[] = [];
   if (days) {
     parts.push({
-      sql: `select "persona_id", "user_id", "sessions", "ended", "duration_ms_sum" from "session_days"
+      sql: `select ${source.columns} from "${source.rollup}"
         where "account_id" = ? and "environment" = any(?) and "day" >= ?::date and "day" < ?::date and "sessions" > 0`,
       bindings: [accountId, envs, days.from, days.to],
     });
@@ -88,13 +92,27 @@ function sessionRows(accountId: string, envs: string[], window: TimeWindow): Sql
   if (edges.length) {
     const r = ranges('"started_at"', edges);
     parts.push({
-      sql: `select "persona_id", "user_id", 1 as "sessions", ("ended_at" is not null)::int as "ended", ${SESSION_DURATION_MS} as "duration_ms_sum"
-        from "sessions" where "account_id" = ? and "environment" = any(?) and (${r.sql})`,
+      sql: `select ${source.edgeColumns} from "sessions" where "account_id" = ? and "environment" = any(?) and (${r.sql})`,
       bindings: [accountId, envs, ...r.bindings],
     });
   }
   return join(parts, ' union all ');
 }
+
+/** User ids (one row per user and day at most). */
+const USERS = { rollup: 'session_user_days', columns: '"user_id"', edgeColumns: '"user_id"' };
+/** Per persona and day: sessions, ended ones, their summed duration. */
+const PERSONA_TOTALS = {
+  rollup: 'session_persona_days',
+  columns: '"persona_id", "sessions", "ended", "duration_ms_sum"',
+  edgeColumns: `"persona_id", 1 as "sessions", ("ended_at" is not null)::int as "ended", ${SESSION_DURATION_MS} as "duration_ms_sum"`,
+};
+/** Persona and user pairs. */
+const PERSONA_USERS = {
+  rollup: 'session_days',
+  columns: '"persona_id", "user_id"',
+  edgeColumns: '"persona_id", "user_id"',
+};
 
 interface WindowFigures {
   calls: number;
@@ -106,7 +124,8 @@ interface WindowFigures {
 
 async function windowFigures(knex: Knex, accountId: string, envs: string[], window: TimeWindow) {
   const calls = apiCallRows(accountId, envs, window);
-  const sessions = sessionRows(accountId, envs, window);
+  const users = sessionRows(accountId, envs, window, USERS);
+  const personas = sessionRows(accountId, envs, window, PERSONA_TOTALS);
   const [api, people] = await Promise.all([
     knex.raw<{ rows: { calls: string | null; errors: string | null; latency: number | null }[] }>(
       `select sum("calls") as calls, sum("calls") filter (where "error_code" <> '') as errors, sum("latency_ms_sum") as latency
@@ -114,10 +133,9 @@ async function windowFigures(knex: Knex, accountId: string, envs: string[], wind
       calls.bindings,
     ),
     knex.raw<{ rows: { users: string; personas: string }[] }>(
-      `with s as materialized (${sessions.sql})
-       select (select count(*) from (select "user_id" from s group by "user_id") u) as users,
-              (select count(*) from (select "persona_id" from s group by "persona_id") p) as personas`,
-      sessions.bindings,
+      `select (select count(*) from (select "user_id" from (${users.sql}) u group by "user_id") x) as users,
+              (select count(*) from (select "persona_id" from (${personas.sql}) p group by "persona_id") y) as personas`,
+      [...users.bindings, ...personas.bindings],
     ),
   ]);
   const a = api.rows[0];
@@ -186,12 +204,17 @@ export async function analyticsUsage(
        group by "day"`,
       [accountId, envs, from, to],
     ),
+    // one environment: a row per user and day, so counting rows counts users
     knex.raw<{ rows: { day: string; users: string }[] }>(
-      `select "day"::text as day, count(*) as users from (
-         select "day", "user_id" from "session_days"
-         where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0
-         group by "day", "user_id") u
-       group by "day"`,
+      envs.length === 1
+        ? `select "day"::text as day, count(*) as users from "session_user_days"
+           where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0
+           group by "day"`
+        : `select "day"::text as day, count(*) as users from (
+             select "day", "user_id" from "session_user_days"
+             where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0
+             group by "day", "user_id") u
+           group by "day"`,
       [accountId, envs, from, to],
     ),
   ]);
@@ -217,32 +240,33 @@ export async function analyticsPersonas(
 ) {
   const envs = environmentsOf(query.environment);
   const { current, shown } = windowOf(query.period, now);
-  const sessions = sessionRows(accountId, envs, current);
-  const { rows } = await knex.raw<{
-    rows: {
-      persona_id: string;
-      name: string | null;
-      total: string;
-      ended: string;
-      duration: string;
-      users: string;
-    }[];
-  }>(
-    `select g.*, p."name" from (
-       select "persona_id", sum(n) as total, sum(e) as ended, sum(d) as duration, count(*) as users from (
-         select "persona_id", "user_id", sum("sessions") as n, sum("ended") as e, sum("duration_ms_sum") as d
-         from (${sessions.sql}) s group by "persona_id", "user_id") pu
-       group by "persona_id") g
-     left join "personas" p on p."id" = g."persona_id" and p."account_id" = ?
-     order by g.total desc, g."persona_id"`,
-    [...sessions.bindings, accountId],
-  );
-  const personas: z.input<typeof PersonaEntry>[] = rows.map((r) => ({
+  const totals = sessionRows(accountId, envs, current, PERSONA_TOTALS);
+  const pairs = sessionRows(accountId, envs, current, PERSONA_USERS);
+  const [byPersona, usersByPersona] = await Promise.all([
+    knex.raw<{
+      rows: { persona_id: string; name: string | null; total: string; ended: string; duration: string }[];
+    }>(
+      `select g.*, p."name" from (
+         select "persona_id", sum("sessions") as total, sum("ended") as ended, sum("duration_ms_sum") as duration
+         from (${totals.sql}) s group by "persona_id") g
+       left join "personas" p on p."id" = g."persona_id" and p."account_id" = ?
+       order by g.total desc, g."persona_id"`,
+      [...totals.bindings, accountId],
+    ),
+    knex.raw<{ rows: { persona_id: string; users: string }[] }>(
+      `select "persona_id", count(*) as users from (
+         select "persona_id", "user_id" from (${pairs.sql}) s group by "persona_id", "user_id") pu
+       group by "persona_id"`,
+      pairs.bindings,
+    ),
+  ]);
+  const users = new Map(usersByPersona.rows.map((r) => [r.persona_id, num(r.users)]));
+  const personas: z.input<typeof PersonaEntry>[] = byPersona.rows.map((r) => ({
     personaId: r.persona_id,
     personaName: r.name ?? DELETED_PERSONA_NAME,
     totalCalls: num(r.total),
     avgSessionDuration: num(r.ended) === 0 ? 0 : num(r.duration) / num(r.ended),
-    uniqueUsers: num(r.users),
+    uniqueUsers: users.get(r.persona_id) ?? 0,
   }));
   return { personas, ...shown };
 }

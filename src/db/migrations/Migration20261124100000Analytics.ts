@@ -10,8 +10,9 @@ const SESSION_DAY = `("started_at" at time zone 'UTC')::date`;
  *   and error code, with latency sums; upserted by each API process's recorder every second.
  * - `api_call_days`: the same calls per UTC day and error code (written in the same transaction), so
  *   long windows read days and only their edges read minutes.
- * - `session_days`: sessions per UTC day (of `started_at`), persona and user, with ended sessions and
- *   their summed duration; kept by statement triggers on `sessions` in the writing transaction.
+ * - `session_days` (by persona and user), `session_user_days` (by user) and `session_persona_days` (by
+ *   persona, with ended sessions and their summed duration): sessions per UTC day of `started_at`,
+ *   kept by statement triggers on `sessions` in the writing transaction.
  * - partial indexes for the runtime failures of `/analytics/errors` (failed tool runs, workflow
  *   executions and webhook deliveries) and a covering index for the sessions at a window's edges.
  * The rollups carry no foreign key: a flush never fails because an account disappeared meanwhile.
@@ -25,54 +26,82 @@ export class Migration20261124100000Analytics extends Migration {
       `create table "api_call_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "error_code" varchar(64) not null default '', "calls" bigint not null, "latency_ms_sum" double precision not null, "last_at" timestamptz not null, "last_message" text null, constraint "api_call_days_pkey" primary key ("account_id", "environment", "day", "error_code"));`,
     );
 
+    // Three rollups of sessions per UTC day of `started_at`: by persona and user (distinct users per
+    // persona), by user (distinct users), by persona (sessions, ended ones and their duration).
     this.addSql(
-      `create table "session_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "persona_id" varchar(40) not null, "user_id" varchar(128) not null, "sessions" int not null, "ended" int not null, "duration_ms_sum" bigint not null, constraint "session_days_pkey" primary key ("account_id", "environment", "day", "persona_id", "user_id"));`,
+      `create table "session_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "persona_id" varchar(40) not null, "user_id" varchar(128) not null, "sessions" int not null, constraint "session_days_pkey" primary key ("account_id", "environment", "day", "persona_id", "user_id"));`,
+    );
+    this.addSql(
+      `create table "session_user_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "user_id" varchar(128) not null, "sessions" int not null, constraint "session_user_days_pkey" primary key ("account_id", "environment", "day", "user_id"));`,
+    );
+    this.addSql(
+      `create table "session_persona_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "persona_id" varchar(40) not null, "sessions" int not null, "ended" int not null, "duration_ms_sum" bigint not null, constraint "session_persona_days_pkey" primary key ("account_id", "environment", "day", "persona_id"));`,
     );
     // sessions at a window's edges (partial days) are read from the rows: index-only
     this.addSql(
       `create index "sessions_started_index" on "sessions" ("account_id", "environment", "started_at") include ("persona_id", "user_id", "ended_at");`,
     );
-    // Each trigger turns its rows into signed deltas per key and adds them in one upsert; keys left
-    // with no session are deleted.
-    const upsertDeltas = (
-      deltas: string,
-    ) => `insert into "session_days" ("account_id", "environment", "day", "persona_id", "user_id", "sessions", "ended", "duration_ms_sum")
-          select "account_id", "environment", "day", "persona_id", "user_id", sum(n), sum(e), sum(d)
-          from (${deltas}) deltas group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+
+    // Each trigger turns its rows into signed deltas (sessions n, ended e, duration d) and adds them to
+    // the three rollups in one statement; keys left without a session are then deleted.
+    const applyDeltas = (deltas: string) => `with deltas as materialized (${deltas}),
+        by_persona as (
+          insert into "session_persona_days" ("account_id", "environment", "day", "persona_id", "sessions", "ended", "duration_ms_sum")
+            select "account_id", "environment", "day", "persona_id", sum(n), sum(e), sum(d)
+            from deltas group by 1, 2, 3, 4 order by 1, 2, 3, 4
+          on conflict ("account_id", "environment", "day", "persona_id") do update set
+            "sessions" = "session_persona_days"."sessions" + excluded."sessions",
+            "ended" = "session_persona_days"."ended" + excluded."ended",
+            "duration_ms_sum" = "session_persona_days"."duration_ms_sum" + excluded."duration_ms_sum"
+        ), by_user as (
+          insert into "session_user_days" ("account_id", "environment", "day", "user_id", "sessions")
+            select "account_id", "environment", "day", "user_id", sum(n)
+            from deltas group by 1, 2, 3, 4 order by 1, 2, 3, 4
+          on conflict ("account_id", "environment", "day", "user_id") do update set
+            "sessions" = "session_user_days"."sessions" + excluded."sessions"
+        )
+        insert into "session_days" ("account_id", "environment", "day", "persona_id", "user_id", "sessions")
+          select "account_id", "environment", "day", "persona_id", "user_id", sum(n)
+          from deltas group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
         on conflict ("account_id", "environment", "day", "persona_id", "user_id") do update set
-          "sessions" = "session_days"."sessions" + excluded."sessions",
-          "ended" = "session_days"."ended" + excluded."ended",
-          "duration_ms_sum" = "session_days"."duration_ms_sum" + excluded."duration_ms_sum";`;
+          "sessions" = "session_days"."sessions" + excluded."sessions";`;
     const rowDelta = (table: string, sign: '' | '-') =>
       `select "account_id", "environment", ${SESSION_DAY} as "day", "persona_id", "user_id", ${sign}1 as n, ${sign}("ended_at" is not null)::int as e, ${sign}${DURATION_MS} as d from ${table}`;
-    const deleteEmpty = (keys: string) => `delete from "session_days" s using (${keys}) k
-          where s."sessions" = 0 and s."account_id" = k."account_id" and s."environment" = k."environment"
-            and s."day" = k."day" and s."persona_id" = k."persona_id" and s."user_id" = k."user_id";`;
-    const keysOf = (table: string) =>
-      `select distinct "account_id", "environment", ${SESSION_DAY} as "day", "persona_id", "user_id" from ${table}`;
+    const deleteEmpty = (table: string) => {
+      const keys = ['account_id', 'environment', 'day', 'persona_id', 'user_id'].filter(
+        (k) =>
+          !(k === 'persona_id' && table === 'session_user_days') &&
+          !(k === 'user_id' && table === 'session_persona_days'),
+      );
+      return (
+        rows: string,
+      ) => `delete from "${table}" s using (select distinct "account_id", "environment", ${SESSION_DAY} as "day", "persona_id", "user_id" from ${rows}) k
+          where s."sessions" = 0 and ${keys.map((k) => `s."${k}" = k."${k}"`).join(' and ')};`;
+    };
+    const deleteAllEmpty = (rows: string) =>
+      ['session_days', 'session_user_days', 'session_persona_days']
+        .map((t) => deleteEmpty(t)(rows))
+        .join('\n        ');
     // an update (a turn bumps turn_count, the end sets ended_at) moves only rows whose analytics columns changed
-    const changedOld = `(select o.* from "removed" o join "added" n on n."id" = o."id"
+    const changed = (side: 'o' | 'n') => `(select ${side}.* from "removed" o join "added" n on n."id" = o."id"
           where (o."account_id", o."environment", o."persona_id", o."user_id", o."started_at", o."ended_at")
-            is distinct from (n."account_id", n."environment", n."persona_id", n."user_id", n."started_at", n."ended_at")) old_rows`;
-    const changedNew = `(select n.* from "added" n join "removed" o on o."id" = n."id"
-          where (o."account_id", o."environment", o."persona_id", o."user_id", o."started_at", o."ended_at")
-            is distinct from (n."account_id", n."environment", n."persona_id", n."user_id", n."started_at", n."ended_at")) new_rows`;
+            is distinct from (n."account_id", n."environment", n."persona_id", n."user_id", n."started_at", n."ended_at")) changed_rows`;
     this.addSql(
       `create function "session_days_add"() returns trigger language plpgsql as $$ begin
-        ${upsertDeltas(rowDelta('"added"', ''))}
+        ${applyDeltas(rowDelta('"added"', ''))}
         return null; end $$;`,
     );
     this.addSql(
       `create function "session_days_remove"() returns trigger language plpgsql as $$ begin
-        ${upsertDeltas(rowDelta('"removed"', '-'))}
-        ${deleteEmpty(keysOf('"removed"'))}
+        ${applyDeltas(rowDelta('"removed"', '-'))}
+        ${deleteAllEmpty('"removed"')}
         return null; end $$;`,
     );
     this.addSql(
       `create function "session_days_update"() returns trigger language plpgsql as $$ begin
-        if not exists (select 1 from ${changedOld}) then return null; end if;
-        ${upsertDeltas(`${rowDelta(changedOld, '-')} union all ${rowDelta(changedNew, '')}`)}
-        ${deleteEmpty(keysOf(changedOld))}
+        if not exists (select 1 from ${changed('o')}) then return null; end if;
+        ${applyDeltas(`${rowDelta(changed('o'), '-')} union all ${rowDelta(changed('n'), '')}`)}
+        ${deleteAllEmpty(changed('o'))}
         return null; end $$;`,
     );
     this.addSql(
@@ -86,9 +115,17 @@ export class Migration20261124100000Analytics extends Migration {
     );
     // sessions recorded before this migration
     this.addSql(
-      `insert into "session_days" ("account_id", "environment", "day", "persona_id", "user_id", "sessions", "ended", "duration_ms_sum")
-        select "account_id", "environment", ${SESSION_DAY}, "persona_id", "user_id", count(*), count("ended_at"), sum(${DURATION_MS})
-        from "sessions" group by 1, 2, 3, 4, 5;`,
+      `insert into "session_days" ("account_id", "environment", "day", "persona_id", "user_id", "sessions")
+        select "account_id", "environment", ${SESSION_DAY}, "persona_id", "user_id", count(*) from "sessions" group by 1, 2, 3, 4, 5;`,
+    );
+    this.addSql(
+      `insert into "session_user_days" ("account_id", "environment", "day", "user_id", "sessions")
+        select "account_id", "environment", ${SESSION_DAY}, "user_id", count(*) from "sessions" group by 1, 2, 3, 4;`,
+    );
+    this.addSql(
+      `insert into "session_persona_days" ("account_id", "environment", "day", "persona_id", "sessions", "ended", "duration_ms_sum")
+        select "account_id", "environment", ${SESSION_DAY}, "persona_id", count(*), count("ended_at"), sum(${DURATION_MS})
+        from "sessions" group by 1, 2, 3, 4;`,
     );
 
     // runtime failures of /analytics/errors, by owner and time
@@ -114,6 +151,8 @@ export class Migration20261124100000Analytics extends Migration {
     this.addSql(`drop function if exists "session_days_remove"();`);
     this.addSql(`drop function if exists "session_days_add"();`);
     this.addSql(`drop index if exists "sessions_started_index";`);
+    this.addSql(`drop table if exists "session_persona_days";`);
+    this.addSql(`drop table if exists "session_user_days";`);
     this.addSql(`drop table if exists "session_days";`);
     this.addSql(`drop table if exists "api_call_days";`);
     this.addSql(`drop table if exists "api_call_minutes";`);
