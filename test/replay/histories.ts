@@ -17,6 +17,9 @@ export const SCENARIOS = {
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
+  'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
+  'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
+  'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

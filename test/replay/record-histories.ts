@@ -129,8 +129,13 @@ async function main(): Promise<void> {
       VP_TEST_TEMPORAL_ADDRESS: temporal.address,
       VP_TEST_TASK_QUEUE: 'vp-histories',
     });
-    // reviews fall due after 1 s, so the persona scenario records the overdue timer firing
-    const app = await startTestApp({ RATE_LIMITS: 'off', REVIEW_SLA_SECONDS: '1' });
+    // reviews fall due after 1 s, so the persona scenario records the overdue timer firing; removed
+    // marketplace items' grace period is 2 s
+    const app = await startTestApp({
+      RATE_LIMITS: 'off',
+      REVIEW_SLA_SECONDS: '1',
+      MARKETPLACE_REMOVAL_GRACE_SECONDS: '2',
+    });
     stops.push(() => app.close());
     const worker = await startWorker(app.ctx, temporal.address);
     stops.push(() => worker.stop());
@@ -231,6 +236,56 @@ async function main(): Promise<void> {
     const withdrawn = await submitted('history-withdrawn');
     await consoleApi('DELETE', `/personas/${withdrawn.id}`);
     await record('review-persona-withdrawn', withdrawn.handle);
+
+    // marketplace: a review whose automated checks connect to the MCP server, then approved; a
+    // removal whose grace timer fires (installations removed); one restored within the grace period
+    const publisher = { 'x-publisher-id': 'pub_histories', 'x-publisher-name': 'Histories' };
+    const market = async (
+      method: string,
+      urlPath: string,
+      body?: unknown,
+      headers: Record<string, string> = publisher,
+    ) => {
+      const res = await call(app.baseUrl, method, `/api/marketplace${urlPath}`, { headers, body });
+      if (res.status !== 200)
+        throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const publishTool = async (id: string) => {
+      const submitted = await market('POST', '/publisher/submit', {
+        type: 'tool',
+        manifest: {
+          id,
+          name: id,
+          version: '1.0.0',
+          publisher: { id: 'pub_histories', name: 'Histories' },
+          description: { short: 'Adds numbers', long: 'Adds two numbers.' },
+          execution: { runtime: { type: 'mcp', version: '1' }, endpoint: mcp.url, toolName: 'add' },
+          interface: { llmDescription: 'Adds a and b' },
+        },
+      });
+      const decision = await call(app.baseUrl, 'POST', `/api/admin/marketplace/items/${id}/review`, {
+        token: TEST_ADMIN_TOKEN,
+        body: { decision: 'approve' },
+      });
+      if (decision.body.item?.status !== 'approved')
+        throw new Error(`review: ${JSON.stringify(decision.body)}`);
+      await market('POST', '/install/tool', { toolId: id }, { 'x-user-id': 'usr_histories' });
+      return app.ctx.temporal.workflow.getHandle(submitted.reviewId);
+    };
+    await record('review-marketplace-item-checked-approved', await publishTool('history-tool'));
+    const removal = await market('DELETE', '/publisher/history-tool');
+    const removed = app.ctx.temporal.workflow.getHandle(removal.removalId);
+    if ((await removed.result()).status !== 'removed') throw new Error('removal did not complete');
+    await record('remove-marketplace-item-removed', removed);
+    await publishTool('history-restored');
+    const restoring = await market('DELETE', '/publisher/history-restored');
+    await sleep(300); // the workflow is waiting on its timer
+    await market('POST', '/publisher/history-restored/restore');
+    await record(
+      'remove-marketplace-item-restored',
+      app.ctx.temporal.workflow.getHandle(restoring.removalId),
+    );
 
     // a voice session: a turn that runs a voice command (a child workflow), one the agent answers
     // with the commands it knows (no LLM here), then the end
