@@ -1,3 +1,4 @@
+import type { Owner } from '../src/common/owner';
 import type { AgentTool, ChatMessage, ChatToolCall } from '../src/sessions/agent-context';
 import {
   chatCompletion,
@@ -13,9 +14,10 @@ import type { ActivityDeps } from './deps';
 /** A voice session's steps (local activities of voiceSessionWorkflow), each idempotent or an answer. */
 export function createSessionActivities(deps: ActivityDeps) {
   return {
-    planTurn: (input: { sessionId: string; index: number; text: string }) => planTurn(deps, input),
+    planTurn: (input: { sessionId: string; index: number; text: string; startedAt?: number }) =>
+      planTurn(deps, input),
     chatCompletion: (input: { messages: ChatMessage[]; tools: AgentTool[] }) => chatCompletion(deps, input),
-    runAgentTool: (input: { sessionId: string; call: ChatToolCall; tools: AgentTool[] }) =>
+    runAgentTool: (input: { sessionId: string; call: ChatToolCall; tools: AgentTool[]; owner?: Owner }) =>
       runAgentTool(deps, input),
     recordTurn: (input: { sessionId: string } & TurnRecord) => recordTurn(deps, input),
     endSession: (input: { sessionId: string; reason: SessionEndReason }) => endSession(deps, input),

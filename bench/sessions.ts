@@ -156,6 +156,10 @@ async function main(): Promise<void> {
     const toolSession = await startSession('bench-tool');
     const llmTimes = await sequential(() => directLlm('where is my order?'), TURNS);
     const toolTimes = await sequential(directTool, TURNS);
+    const refusal = await sequential(
+      () => turn(commandSession, 'Can you give me medical advice?', 'refusal'),
+      TURNS,
+    );
     const command = await sequential(
       () => turn(commandSession, 'What are your opening hours?', 'workflow'),
       TURNS,
@@ -221,6 +225,9 @@ async function main(): Promise<void> {
     console.log(`model double, direct round trip          p50 ${ms(llmTimes.p50)}   p95 ${ms(llmTimes.p95)}`);
     console.log(
       `MCP tool, direct (kept session)          p50 ${ms(toolTimes.p50)}   p95 ${ms(toolTimes.p95)}`,
+    );
+    console.log(
+      `refusal turn, the floor (${TURNS}×)      p50 ${ms(refusal.p50)}   p95 ${ms(refusal.p95)}   p99 ${ms(refusal.p99)}`,
     );
     console.log(
       `voice-command turn (${TURNS}×)              p50 ${ms(command.p50)}   p95 ${ms(command.p95)}   p99 ${ms(command.p99)}`,

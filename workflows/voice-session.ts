@@ -6,6 +6,7 @@ import {
   defineUpdate,
   executeChild,
   ParentClosePolicy,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -15,7 +16,9 @@ import type { Activities } from '../activities';
 import type { ChatMessage } from '../src/sessions/agent-context';
 import type { TurnPlan, TurnRecord } from '../src/sessions/agent-turn';
 import type { TurnAction } from '../src/sessions/session.entity';
+import type { ExecutionView } from '../src/workflows/execution-types';
 import type { runVoiceWorkflow } from './run-voice-workflow';
+import { executeVoiceGraph } from './voice-graph';
 
 export interface VoiceSessionInput {
   sessionId: string;
@@ -55,13 +58,21 @@ const { runAgentTool } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 2 },
 });
 
+/**
+ * Since this patch a session's voice command runs inside the session's workflow (its steps are the
+ * session's local activities); histories from before it started a child runVoiceWorkflow.
+ */
+const INLINE_VOICE_COMMANDS = 'voice-command-inline';
+
 /** At most this many chat completions per turn (tool results go back to the model in between). */
 const LLM_ROUNDS = 3;
 const FALLBACK_REPLY = "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
 
 async function takeTurn(sessionId: string, index: number, text: string): Promise<TurnRecord> {
   const started = Date.now();
-  const plan: TurnPlan = await planTurn({ sessionId, index, text });
+  const plan: TurnPlan = await planTurn({ sessionId, index, text, startedAt: started });
+  // a refusal or fallback is recorded while planning: the turn is done
+  if (plan.kind === 'recorded') return plan.turn;
   const actions: TurnAction[] = [];
   let reply = FALLBACK_REPLY;
   let error: string | null = null;
@@ -72,16 +83,26 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
     const t0 = Date.now();
     let status = 'completed';
     try {
-      const view = await executeChild<typeof runVoiceWorkflow>('runVoiceWorkflow', {
-        workflowId: plan.input.executionId,
-        args: [plan.input],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      });
+      let view: ExecutionView | null;
+      if (patched(INLINE_VOICE_COMMANDS)) {
+        // in this workflow: the same interpreter and records, without a child's round trips
+        const run = await executeVoiceGraph(plan.input, { showDetails: false });
+        if (run.trace.error) {
+          throw new Error(`Node ${run.trace.error.nodeId} failed: ${run.trace.error.message}`);
+        }
+        view = run.view;
+      } else {
+        view = await executeChild<typeof runVoiceWorkflow>('runVoiceWorkflow', {
+          workflowId: plan.input.executionId,
+          args: [plan.input],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+        });
+      }
       const speech = (view?.output as { speech?: string[] } | null)?.speech ?? [];
       reply = speech.join(' ') || `Done: ${plan.workflowName}.`;
     } catch (failure) {
       status = 'failed';
-      const cause = (failure as Error).cause as Error | undefined;
+      const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
       error = `Workflow ${plan.workflowName} failed: ${cause?.message ?? (failure as Error).message}`;
       reply = `Sorry, I couldn't finish "${plan.workflowName}" this time.`;
     }
@@ -109,7 +130,7 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
       }
       messages.push({ role: 'assistant', content: answer.content, tool_calls: answer.toolCalls });
       for (const call of answer.toolCalls) {
-        const ran = await runAgentTool({ sessionId, call, tools: plan.tools });
+        const ran = await runAgentTool({ sessionId, call, tools: plan.tools, owner: plan.owner });
         actions.push(ran.action);
         messages.push({ role: 'tool', tool_call_id: call.id, content: ran.content });
       }

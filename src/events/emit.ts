@@ -65,3 +65,29 @@ export function emitEvent(
   em.persist(event);
   return { event, envelope: record.envelope };
 }
+
+/**
+ * An event on its own, outside any change (a tool's `tool.called` before the call): one INSERT, its
+ * own transaction, instead of a unit of work. Same row as `emitEvent`.
+ */
+export async function insertEvent(
+  em: EntityManager,
+  input: EmitEventInput & { id?: string },
+): Promise<EventEnvelope> {
+  const record = eventRecord(input);
+  await em
+    .getConnection()
+    .execute(
+      'insert into events (id, account_id, environment, type, persona_id, payload, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing',
+      [
+        record.id,
+        input.accountId,
+        input.environment,
+        input.type,
+        record.personaId,
+        record.payload,
+        record.createdAt,
+      ],
+    );
+  return record.envelope;
+}

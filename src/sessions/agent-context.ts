@@ -3,7 +3,7 @@ import { recentActivitiesForContext } from '../activity-log/activities.service';
 import type { CoreContext } from '../app/context';
 import type { Owner } from '../common/owner';
 import { withPooledMcpClient } from '../mcp/mcp-client';
-import { McpServer } from '../mcp/mcp-server.entity';
+import { type DiscoveredTool, McpServer } from '../mcp/mcp-server.entity';
 import type { PersonaManifest } from '../personas/manifest';
 import { Persona } from '../personas/persona.entity';
 import { Tool } from '../tools/tool.entity';
@@ -93,6 +93,36 @@ export function systemPrompt(
   return lines.filter(Boolean).join('\n');
 }
 
+/**
+ * How long a server's discovered tools (`mcp_servers.tools`, as `GET /mcp-servers/:id/tools` shows
+ * them) are offered without listing them again. Within it a turn lists nothing; past it the turn
+ * lists the server's tools on its kept connection and stores them for the next turns (and for
+ * `GET /sessions/:id/context`, which reads the same stored list). `?refresh=true` on the tools
+ * endpoint refreshes at once.
+ */
+export const AGENT_TOOLS_TTL_MS = 60_000;
+
+async function serverTools(ctx: CoreContext, em: EntityManager, owner: Owner, server: McpServer) {
+  const fresh =
+    server.tools &&
+    server.toolsFetchedAt &&
+    Date.now() - server.toolsFetchedAt.getTime() < AGENT_TOOLS_TTL_MS;
+  if (fresh) return server.tools!;
+  const listed = await withPooledMcpClient(ctx, em, owner, server, (client) => client.listTools());
+  const tools: DiscoveredTool[] = listed.tools.map((t) => ({
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    inputSchema: (t.inputSchema as Record<string, unknown>) ?? { type: 'object', properties: {} },
+  }));
+  // the cache columns only: updated_at (the server's configuration version) stays as it is
+  await em.getConnection().execute(
+    `update mcp_servers set tools = ?::jsonb, tool_count = ?, tools_fetched_at = now(), status = 'connected',
+         last_connected_at = now(), last_error = null where id = ?`,
+    [JSON.stringify(tools), tools.length, server.id],
+  );
+  return tools;
+}
+
 /** Every custom tool and every tool of the environment's MCP servers, named for the model. */
 export async function agentTools(ctx: CoreContext, em: EntityManager, owner: Owner): Promise<AgentTool[]> {
   const where = { account: owner.accountId, environment: owner.environment };
@@ -109,12 +139,11 @@ export async function agentTools(ctx: CoreContext, em: EntityManager, owner: Own
   const discovered = await Promise.all(
     servers.map(async (server) => {
       try {
-        const listed = await withPooledMcpClient(ctx, em, owner, server, (client) => client.listTools());
-        return listed.tools.map(
+        return (await serverTools(ctx, em, owner, server)).map(
           (t): AgentTool => ({
             name: functionName(`${server.name}__${t.name}`),
             description: t.description ?? t.name,
-            parameters: (t.inputSchema as Record<string, unknown>) ?? { type: 'object', properties: {} },
+            parameters: t.inputSchema ?? { type: 'object', properties: {} },
             ref: { kind: 'mcp', serverId: server.id, toolName: t.name },
           }),
         );
@@ -141,10 +170,12 @@ export async function buildAgentContext(
   ctx: CoreContext,
   em: EntityManager,
   session: Session,
+  /** The persona's manifest when the caller has it already (loaded with the session). */
+  persona?: PersonaManifest,
 ): Promise<AgentContext> {
   const owner = ownerOf(session);
   const [manifest, activities, tools, turns] = await Promise.all([
-    sessionPersona(em, session),
+    persona ?? sessionPersona(em, session),
     recentActivitiesForContext(em, owner, session.userId, session.personaId, CONTEXT_ACTIVITIES),
     ctx.config.llm.baseUrl ? agentTools(ctx, em, owner) : Promise.resolve([]),
     em.find(SessionTurn, { sessionId: session.id }, { orderBy: { index: 'desc' }, limit: HISTORY_TURNS }),

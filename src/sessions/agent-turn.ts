@@ -1,7 +1,9 @@
 import type { CoreContext } from '../app/context';
 import { derivedId } from '../common/ids';
+import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
 import { ApiError } from '../http/errors';
+import type { PersonaManifest } from '../personas/manifest';
 import { callMcpTool, executeTool, runWithToolEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
 import { recordExecutionStart } from '../workflows/execution-store';
@@ -15,16 +17,18 @@ import {
   type ChatMessage,
   type ChatToolCall,
   ownerOf,
-  sessionPersona,
 } from './agent-context';
 import { Session, SessionTurn, type TurnAction } from './session.entity';
 import type { SessionEndReason, TurnRoute } from './statuses';
 
 /** What the workflow does for a turn, decided from the utterance (README "Voice sessions"). */
 export type TurnPlan =
+  /** Answered without a model or a workflow (refusal, fallback): already recorded. */
+  | { kind: 'recorded'; turn: TurnRecord }
+  /** Kept for histories recorded before replies were recorded while planning. */
   | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
   | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string }
-  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[] };
+  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[]; owner?: Owner };
 
 /** The turn as recorded and answered (the API adds audio). */
 export interface TurnRecord {
@@ -42,9 +46,18 @@ const LLM_TIMEOUT_MS = 30_000;
 export const FALLBACK_REPLY =
   "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
 
+/** The session and its persona's manifest (empty if the persona was deleted): one query. */
 async function loadSession(ctx: CoreContext, sessionId: string) {
   const em = ctx.orm.em.fork();
-  return { em, session: await em.findOneOrFail(Session, { id: sessionId }) };
+  const [row] = await em
+    .getConnection()
+    .execute(
+      'select s.*, p.manifest as persona_manifest from sessions s left join personas p on p.id = s.persona_id where s.id = ?',
+      [sessionId],
+    );
+  if (!row) throw new Error(`Session ${sessionId} does not exist`);
+  const { persona_manifest: manifest, ...columns } = row;
+  return { em, session: em.map(Session, columns), manifest: (manifest ?? {}) as PersonaManifest };
 }
 
 /** An out-of-scope topic of the persona named in the utterance (every word of the topic present). */
@@ -64,17 +77,35 @@ export function outOfScopeTopic(text: string, topics: string[] | undefined): str
  */
 export async function planTurn(
   ctx: CoreContext,
-  input: { sessionId: string; index: number; text: string },
+  input: {
+    sessionId: string;
+    index: number;
+    text: string /** When the turn began (ms). */;
+    startedAt?: number;
+  },
 ): Promise<TurnPlan> {
-  const { em, session } = await loadSession(ctx, input.sessionId);
-  const manifest = await sessionPersona(em, session);
+  const started = input.startedAt ?? Date.now();
+  const { em, session, manifest } = await loadSession(ctx, input.sessionId);
+  // answered here: recorded at once, without a second step
+  const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
+    kind: 'recorded',
+    turn: await recordTurn(ctx, {
+      sessionId: session.id,
+      index: input.index,
+      text: input.text,
+      reply: { text: reply },
+      route,
+      actions: [],
+      error: null,
+      latencyMs: Math.max(0, Date.now() - started),
+    }),
+  });
   const topic = outOfScopeTopic(input.text, manifest.knowledge?.out_of_scope_topics);
   if (topic) {
-    return {
-      kind: 'reply',
-      route: 'refusal',
-      reply: `I'm sorry, I can't help with ${topic}. Is there something else I can do for you?`,
-    };
+    return answer(
+      'refusal',
+      `I'm sorry, I can't help with ${topic}. Is there something else I can do for you?`,
+    );
   }
 
   const owner = ownerOf(session);
@@ -109,7 +140,7 @@ export async function planTurn(
   }
 
   if (ctx.config.llm.baseUrl) {
-    const context = await buildAgentContext(ctx, em, session);
+    const context = await buildAgentContext(ctx, em, session, manifest);
     return {
       kind: 'llm',
       messages: [
@@ -118,17 +149,17 @@ export async function planTurn(
         { role: 'user', content: input.text },
       ],
       tools: context.tools,
+      owner,
     };
   }
 
   const known = commands.map((c) => `"${c.command}"`);
-  return {
-    kind: 'reply',
-    route: 'fallback',
-    reply: known.length
+  return answer(
+    'fallback',
+    known.length
       ? `I can help with these requests: ${known.join(', ')}. What would you like to do?`
       : "I don't have any voice commands set up yet, so I can't help with that.",
-  };
+  );
 }
 
 /** One chat completion with function tools. A failure is an answer (`ok: false`), never a throw. */
@@ -190,10 +221,11 @@ export async function chatCompletion(
  */
 export async function runAgentTool(
   ctx: CoreContext,
-  input: { sessionId: string; call: ChatToolCall; tools: AgentTool[] },
+  input: { sessionId: string; call: ChatToolCall; tools: AgentTool[] /** From the plan. */; owner?: Owner },
 ): Promise<{ action: TurnAction; content: string }> {
-  const { em, session } = await loadSession(ctx, input.sessionId);
-  const owner = ownerOf(session);
+  const em = ctx.orm.em.fork();
+  const owner = input.owner ?? ownerOf((await loadSession(ctx, input.sessionId)).session);
+  const session = { id: input.sessionId };
   const offered = input.tools.find((t) => t.name === input.call.function.name);
   const refused = (error: string, toolId = 'unknown'): { action: TurnAction; content: string } => ({
     action: {
@@ -255,16 +287,25 @@ export async function runAgentTool(
 const toolIdOf = (t: AgentTool) =>
   t.ref.kind === 'custom' ? t.ref.toolId : `${t.ref.serverId}/${t.ref.toolName}`;
 
-/** Records a turn once (a retried activity finds it recorded and answers the stored turn). */
+/**
+ * Records a turn once, in one statement (a retried activity finds it recorded and answers the stored
+ * turn), and counts it on the session.
+ */
 export async function recordTurn(
   ctx: CoreContext,
   input: { sessionId: string } & TurnRecord,
 ): Promise<TurnRecord> {
   const em = ctx.orm.em.fork();
-  const knex = em.getConnection().getKnex();
-  await knex.raw(
-    `insert into session_turns (session_id, index, text, reply, route, actions, error, latency_ms, created_at)
-     values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing`,
+  const rows = await em.getConnection().execute(
+    `with inserted as (
+       insert into session_turns (session_id, index, text, reply, route, actions, error, latency_ms, created_at)
+       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning *
+     ), counted as (
+       update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?
+     )
+     select * from inserted
+     union all
+     select * from session_turns where session_id = ? and index = ? and not exists (select 1 from inserted)`,
     [
       input.sessionId,
       input.index,
@@ -274,14 +315,13 @@ export async function recordTurn(
       JSON.stringify(input.actions),
       input.error,
       input.latencyMs,
+      input.index,
+      input.sessionId,
+      input.sessionId,
+      input.index,
     ],
   );
-  await knex.raw(
-    `update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?`,
-    [input.index, input.sessionId],
-  );
-  const turn = await em.findOneOrFail(SessionTurn, { sessionId: input.sessionId, index: input.index });
-  return turnRecord(turn);
+  return turnRecord(em.map(SessionTurn, rows[0]));
 }
 
 export function turnRecord(t: SessionTurn): TurnRecord {

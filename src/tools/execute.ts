@@ -1,7 +1,7 @@
 import type { CoreContext } from '../app/context';
 import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
-import { emitEvent } from '../events/emit';
+import { insertEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
 import { McpError, withPooledMcpClient } from '../mcp/mcp-client';
 import { McpServer } from '../mcp/mcp-server.entity';
@@ -243,9 +243,13 @@ async function emit(
   type: 'tool.called' | 'tool.completed' | 'tool.failed',
   data: Record<string, unknown>,
 ) {
-  const em = ctx.orm.em.fork();
-  emitEvent(em, { accountId: owner.accountId, environment: owner.environment, type, data, personaId: null });
-  await em.flush();
+  await insertEvent(ctx.orm.em, {
+    accountId: owner.accountId,
+    environment: owner.environment,
+    type,
+    data,
+    personaId: null,
+  });
 }
 
 /**

@@ -16,7 +16,9 @@ export const SCENARIOS = {
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
+  /** Recorded before the voice-command-inline patch: the voice command runs as a child workflow. */
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
+  'voice-session-inline-command-fallback-end': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',

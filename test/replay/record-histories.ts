@@ -287,8 +287,9 @@ async function main(): Promise<void> {
       app.ctx.temporal.workflow.getHandle(restoring.removalId),
     );
 
-    // a voice session: a turn that runs a voice command (a child workflow), one the agent answers
-    // with the commands it knows (no LLM here), then the end
+    // a voice session: a turn that runs a voice command (inside the session's workflow since the
+    // voice-command-inline patch; voice-session-command-fallback-end.json, recorded before it, has the
+    // child workflow), one the agent answers with the commands it knows (no LLM here), then the end
     await api(
       'POST',
       '/workflows',
@@ -333,7 +334,10 @@ async function main(): Promise<void> {
       throw new Error(`session: ${JSON.stringify([hours, other])}`);
     }
     await api('POST', `/sessions/${session.id}/end`, undefined, dev.testKey, [200]);
-    await record('voice-session-command-fallback-end', app.ctx.temporal.workflow.getHandle(session.id));
+    await record(
+      'voice-session-inline-command-fallback-end',
+      app.ctx.temporal.workflow.getHandle(session.id),
+    );
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
