@@ -25,7 +25,6 @@ interface BrowseRow {
   publisher_id: string;
   publisher_name: string;
   verified: boolean;
-  total: string;
 }
 
 const ORDER = {
@@ -41,7 +40,7 @@ const pricingOf = (pricing: ItemManifest['pricing'] | null | undefined) => prici
  * GET /browse/tools and /browse/agents: approved items not being removed. `q` is PostgreSQL full-text
  * search (websearch_to_tsquery over the generated, GIN-indexed `search` vector: id and names weigh
  * most, then the short, then the long description), ranked with ts_rank. One statement; the total
- * comes from a window count.
+ * comes from a count run beside it.
  */
 export async function browse(em: EntityManager, type: ItemType, input: BrowseInput) {
   const where = [`i.type = ?`, `i.status = 'approved'`];
@@ -65,24 +64,25 @@ export async function browse(em: EntityManager, type: ItemType, input: BrowseInp
     bindings.push(input.verified);
   }
   const conditions = where.join(' and ');
-  const rows = await em.getConnection().execute<BrowseRow[]>(
-    `select i.id, i.name, i.display_name, i.description_short, i.version, i.active_installs,
-            i.manifest -> 'pricing' as pricing, i.published_at, i.approved_at,
-            p.id as publisher_id, p.name as publisher_name, p.verified, ${rank} as rank,
-            count(*) over () as total
-       from ${from}
-      where ${conditions}
-      order by ${ORDER[sort]}, i.id
-      limit ? offset ?`,
-    [...bindings, input.limit, input.offset],
-  );
-  let totalCount = rows.length ? Number(rows[0].total) : 0;
-  if (!rows.length && input.offset > 0) {
-    const [count] = await em
-      .getConnection()
-      .execute<{ total: string }[]>(`select count(*) as total from ${from} where ${conditions}`, bindings);
-    totalCount = Number(count.total);
-  }
+  const connection = em.getConnection();
+  // the page and the total in parallel: a window count would make every page sort all matches
+  const [rows, [count]] = await Promise.all([
+    connection.execute<BrowseRow[]>(
+      `select i.id, i.name, i.display_name, i.description_short, i.version, i.active_installs,
+              i.manifest -> 'pricing' as pricing, i.published_at, i.approved_at,
+              p.id as publisher_id, p.name as publisher_name, p.verified, ${rank} as rank
+         from ${from}
+        where ${conditions}
+        order by ${ORDER[sort]}, i.id
+        limit ? offset ?`,
+      [...bindings, input.limit, input.offset],
+    ),
+    connection.execute<{ total: string }[]>(
+      `select count(*) as total from ${from} where ${conditions}`,
+      bindings,
+    ),
+  ]);
+  const totalCount = Number(count.total);
   const summaries = rows.map((r) => ({
     id: r.id,
     name: r.name,
