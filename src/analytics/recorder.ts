@@ -43,6 +43,9 @@ const DAYS_UPSERT = `insert into "api_call_days" ("account_id", "environment", "
     "last_message" = case when excluded."last_at" >= "api_call_days"."last_at" then excluded."last_message" else "api_call_days"."last_message" end,
     "last_at" = greatest("api_call_days"."last_at", excluded."last_at")`;
 
+/** How long close() waits for the last flush. */
+const CLOSE_FLUSH_TIMEOUT_MS = 5_000;
+
 /** Error messages are cut to this many characters in the rollups. */
 const MESSAGE_LIMIT = 500;
 
@@ -58,6 +61,8 @@ export class PostgresApiCallRecorder implements ApiCallRecorder {
   private buckets = new Map<string, MinuteBucket>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  /** Flushes started and not finished. */
+  private inFlight = 0;
   private closed = false;
 
   constructor(
@@ -74,6 +79,7 @@ export class PostgresApiCallRecorder implements ApiCallRecorder {
   start(): void {
     if (this.timer || this.closed || !this.options.enabled) return;
     this.timer = setInterval(() => {
+      if (this.inFlight) return; // a slow flush (database trouble) is not queued up behind
       this.flush().catch(() => undefined); // logged by flushNow; the counts stay for the next tick
     }, this.options.intervalMs);
     this.timer.unref();
@@ -121,22 +127,36 @@ export class PostgresApiCallRecorder implements ApiCallRecorder {
    * waits for it, then writes what came in meanwhile.
    */
   flush(): Promise<void> {
-    const next = this.flushing.catch(() => undefined).then(() => this.flushNow());
+    this.inFlight += 1;
+    const next = this.flushing
+      .catch(() => undefined)
+      .then(() => this.flushNow())
+      .finally(() => {
+        this.inFlight -= 1;
+      });
     this.flushing = next;
     return next;
   }
 
+  /** Stops the timer and writes what is left, waiting at most CLOSE_FLUSH_TIMEOUT_MS (shutdown has 10 s). */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), CLOSE_FLUSH_TIMEOUT_MS);
+    });
     try {
-      await this.flush();
+      const outcome = await Promise.race([this.flush().then(() => 'done' as const), timedOut]);
+      if (outcome === 'timeout') throw new Error('timed out');
     } catch {
       this.logger.error(
         { keys: this.buckets.size },
         'analytics: the last API call counts could not be written',
       );
+    } finally {
+      clearTimeout(timer);
     }
   }
 
