@@ -56,7 +56,7 @@ describe('marketplace removal and restore (grace period of 3 s)', () => {
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({
       success: true,
-      message: expect.stringContaining('existing installation keep working until'),
+      message: expect.stringContaining('1 existing installation keeps working until'),
       itemId: 'sunset-tool',
       status: 'removal_scheduled',
       removesAt: expect.any(String),

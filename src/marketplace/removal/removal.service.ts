@@ -94,7 +94,7 @@ export async function removeItem(ctx: Ctx, em: EntityManager, auth: PublisherAut
   const until = removal.removesAt.toISOString();
   return {
     success: true as const,
-    message: `Item ${id} is scheduled for removal: it left browse and takes no new installs. Its ${installs} existing installation${installs === 1 ? '' : 's'} keep working until ${until}; POST /publisher/${id}/restore before then undoes the removal.`,
+    message: `Item ${id} is scheduled for removal: it left browse and takes no new installs. Its ${installs} existing ${installs === 1 ? 'installation keeps' : 'installations keep'} working until ${until}; POST /publisher/${id}/restore before then undoes the removal.`,
     itemId: id,
     status: 'removal_scheduled' as const,
     removesAt: until,
