@@ -1,10 +1,10 @@
 /**
- * Benchmark server (child process of bench/api.ts): the real app on one port and a bare Express
+ * Benchmark server (child process of bench/api.ts and others; with BENCH_WORKER=1 also the worker): the real app on one port and a bare Express
  * route on another, in the same process, against real PostgreSQL and a Temporal dev server.
  */
 import express from 'express';
 import { createApp } from '../src/app/app';
-import { buildContext, listen } from '../src/app/runtime';
+import { buildContext, listen, startWorker } from '../src/app/runtime';
 import { loadConfig } from '../src/config/env';
 import { ensureDatabaseExists } from '../src/db/orm';
 import { createLogger } from '../src/logging/logger';
@@ -20,6 +20,8 @@ async function main(): Promise<void> {
     { databaseUrl: url, poolMax: config.database.poolMax, temporalAddress: config.temporal.address! },
     { migrate: true, registerSearchAttributes: false },
   );
+  // bench:sessions runs the worker here too, as `npm start` does
+  if (process.env.BENCH_WORKER === '1') await startWorker(ctx, config.temporal.address!);
   const { app } = createApp(ctx);
   // steady state: the speech threads' one-time warm-up (started by the app) is over before measuring
   await ctx.speech.warmed();

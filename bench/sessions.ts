@@ -1,10 +1,9 @@
+import { fork } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createApp } from '../src/app/app';
-import { buildContext, closeServer, listen, startWorker } from '../src/app/runtime';
 import { signDevToken } from '../src/auth/dev-idp';
-import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
@@ -15,7 +14,7 @@ import { benchWorkspace, latencyStats, runBench } from './support';
 
 /**
  * bench:sessions — voice-session turns through POST /sessions/:id/turns (API and worker in one
- * process as `npm start`, Temporal dev server, PostgreSQL, a real MCP server and an LLM double that
+ * child process as `npm start` runs them, Temporal dev server, PostgreSQL, a real MCP server and an LLM double that
  * answers at once, all on this machine):
  * - turn latency of a voice-command turn (a speak-only workflow) and of a one-tool LLM turn (model →
  *   MCP tool → model), each beside the sum of the model and tool times measured directly in the same
@@ -57,28 +56,30 @@ async function main(): Promise<void> {
     }
     return { content: 'Hello!' };
   });
-  const config = loadConfig({
-    NODE_ENV: 'development',
-    DATABASE_URL: workspace.databaseUrl,
-    TEMPORAL_ADDRESS: temporal.address,
-    DATA_DIR: workspace.dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMITS: 'off',
-    LLM_BASE_URL: llm.baseUrl,
-    VOICE_WORKERS: '1',
+  // the platform (API and worker in one process, as `npm start` runs them) in a process of its own:
+  // this one is the outside world (callers, the model, the MCP server)
+  const platform = fork(path.join(__dirname, 'api-server.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATABASE_URL: workspace.databaseUrl,
+      DATABASE_POOL_MAX: '20',
+      TEMPORAL_ADDRESS: temporal.address,
+      DATA_DIR: workspace.dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMITS: 'off',
+      LLM_BASE_URL: llm.baseUrl,
+      VOICE_WORKERS: '1',
+      BENCH_WORKER: '1',
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const ctx = await buildContext(
-    config,
-    logger,
-    { databaseUrl: workspace.databaseUrl, poolMax: 20, temporalAddress: temporal.address },
-    { migrate: true, registerSearchAttributes: false },
-  );
-  const worker = await startWorker(ctx, temporal.address);
-  const { app } = createApp(ctx);
-  // steady state: the speech threads' one-time warm-up (started by the app) is over before measuring
-  await ctx.speech.warmed();
-  const server = await listen(app, '127.0.0.1', 0);
-  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const apiPort = await new Promise<number>((resolve, reject) => {
+    platform.once('message', (m) => resolve((m as { apiPort: number }).apiPort));
+    platform.once('exit', (code) => reject(new Error(`bench platform exited with ${code}`)));
+  });
+  const base = `http://127.0.0.1:${apiPort}`;
   try {
     const token = await signDevToken(workspace.dataDir, 'bench@example.com');
     const request = async (method: string, urlPath: string, auth: string, body?: unknown) => {
@@ -220,7 +221,7 @@ async function main(): Promise<void> {
     const statsOver = stats(statsTimes);
 
     console.log(
-      `\nbench:sessions — ${os.availableParallelism()} cores; API and worker in one process (npm start); LLM double answering at once; real MCP server\n`,
+      `\nbench:sessions — ${os.availableParallelism()} cores; API and worker in one process (npm start) beside this one; LLM double answering at once; real MCP server\n`,
     );
     console.log(`model double, direct round trip          p50 ${ms(llmTimes.p50)}   p95 ${ms(llmTimes.p95)}`);
     console.log(
@@ -249,9 +250,8 @@ async function main(): Promise<void> {
     );
     await mcpClient.close();
   } finally {
-    await closeServer(server);
-    await worker.stop();
-    await ctx.close();
+    platform.kill('SIGTERM');
+    await new Promise((r) => platform.once('exit', r));
     await mcp.close();
     await llm.close();
     await temporal.stop();
