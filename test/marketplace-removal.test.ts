@@ -177,6 +177,33 @@ describe('marketplace removal and restore (grace period of 3 s)', () => {
     expect((await decide('updating-one')).status).toBe(409);
   });
 
+  it('a removal whose workflow the API could not start is started by the event dispatcher', async () => {
+    await publishAndInstall('orphan-tool');
+    // as if the API crashed between committing the removal and starting its workflow
+    const connection = app.ctx.orm.em.getConnection();
+    await connection.execute(
+      `update marketplace_items set status = 'removal_scheduled', status_before_removal = 'approved', removals = 1,
+         removal_requested_at = now(), removes_at = now() + interval '1 second' where id = 'orphan-tool'`,
+    );
+    await connection.execute(
+      `insert into marketplace_removals (id, item_id, publisher_id, seq, status, requested_at, removes_at, created_at)
+       values ('remove-orphan-tool-1', 'orphan-tool', 'pub_removal', 1, 'scheduled', now(), now() + interval '1 second',
+               now() - interval '1 minute')`,
+    );
+    const handle = app.ctx.temporal.workflow.getHandle('remove-orphan-tool-1');
+    const deadline = Date.now() + 20_000;
+    while (!(await handle.describe().catch(() => undefined))) {
+      if (Date.now() > deadline) throw new Error('the dispatcher did not start the removal workflow');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(await handle.result()).toMatchObject({ status: 'removed', installationsRemoved: 1 });
+    const [row] = await connection.execute(
+      `select workflow_started_at from marketplace_removals where id = 'remove-orphan-tool-1'`,
+    );
+    expect(row.workflow_started_at).not.toBeNull();
+    expect((await runIt('orphan-tool')).status).toBe(410);
+  });
+
   it('bad input and other publishers on the removal routes', async () => {
     const other = { 'x-publisher-id': 'pub_intruder', 'x-publisher-name': 'Intruder' };
     expect((await send('DELETE', '/publisher/comeback-tool', undefined, other)).status).toBe(404);
