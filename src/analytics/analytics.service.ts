@@ -204,12 +204,11 @@ export async function analyticsUsage(
        group by "day"`,
       [accountId, envs, from, to],
     ),
-    // one environment: a row per user and day, so counting rows counts users
+    // one environment: the kept daily count; both: distinct over the users of each day
     knex.raw<{ rows: { day: string; users: string }[] }>(
       envs.length === 1
-        ? `select "day"::text as day, count(*) as users from "session_user_days"
-           where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0
-           group by "day"`
+        ? `select "day"::text as day, "users" from "session_day_users"
+           where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date`
         : `select "day"::text as day, count(*) as users from (
              select "day", "user_id" from "session_user_days"
              where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0

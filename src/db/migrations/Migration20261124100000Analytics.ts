@@ -10,9 +10,10 @@ const SESSION_DAY = `("started_at" at time zone 'UTC')::date`;
  *   and error code, with latency sums; upserted by each API process's recorder every second.
  * - `api_call_days`: the same calls per UTC day and error code (written in the same transaction), so
  *   long windows read days and only their edges read minutes.
- * - `session_days` (by persona and user), `session_user_days` (by user) and `session_persona_days` (by
- *   persona, with ended sessions and their summed duration): sessions per UTC day of `started_at`,
- *   kept by statement triggers on `sessions` in the writing transaction.
+ * - `session_days` (by persona and user), `session_user_days` (by user), `session_day_users` (distinct
+ *   users) and `session_persona_days` (by persona, with ended sessions and their summed duration):
+ *   sessions per UTC day of `started_at`, kept by statement triggers on `sessions` in the writing
+ *   transaction.
  * - partial indexes for the runtime failures of `/analytics/errors` (failed tool runs, workflow
  *   executions and webhook deliveries) and a covering index for the sessions at a window's edges.
  * The rollups carry no foreign key: a flush never fails because an account disappeared meanwhile.
@@ -33,6 +34,10 @@ export class Migration20261124100000Analytics extends Migration {
     );
     this.addSql(
       `create table "session_user_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "user_id" varchar(128) not null, "sessions" int not null, constraint "session_user_days_pkey" primary key ("account_id", "environment", "day", "user_id"));`,
+    );
+    // distinct users per day, kept from session_user_days (a row created: +1, a row emptied: -1)
+    this.addSql(
+      `create table "session_day_users" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "users" int not null, constraint "session_day_users_pkey" primary key ("account_id", "environment", "day"));`,
     );
     this.addSql(
       `create table "session_persona_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "persona_id" varchar(40) not null, "sessions" int not null, "ended" int not null, "duration_ms_sum" bigint not null, constraint "session_persona_days_pkey" primary key ("account_id", "environment", "day", "persona_id"));`,
@@ -59,6 +64,14 @@ export class Migration20261124100000Analytics extends Migration {
             from deltas group by 1, 2, 3, 4 order by 1, 2, 3, 4
           on conflict ("account_id", "environment", "day", "user_id") do update set
             "sessions" = "session_user_days"."sessions" + excluded."sessions"
+          returning "account_id", "environment", "day", (xmax = 0) as "created", "sessions"
+        ), day_users as (
+          insert into "session_day_users" ("account_id", "environment", "day", "users")
+            select "account_id", "environment", "day",
+              sum(case when "created" and "sessions" > 0 then 1 when not "created" and "sessions" = 0 then -1 else 0 end)
+            from by_user group by 1, 2, 3 order by 1, 2, 3
+          on conflict ("account_id", "environment", "day") do update set
+            "users" = "session_day_users"."users" + excluded."users"
         )
         insert into "session_days" ("account_id", "environment", "day", "persona_id", "user_id", "sessions")
           select "account_id", "environment", "day", "persona_id", "user_id", sum(n)
@@ -123,6 +136,10 @@ export class Migration20261124100000Analytics extends Migration {
         select "account_id", "environment", ${SESSION_DAY}, "user_id", count(*) from "sessions" group by 1, 2, 3, 4;`,
     );
     this.addSql(
+      `insert into "session_day_users" ("account_id", "environment", "day", "users")
+        select "account_id", "environment", "day", count(*) from "session_user_days" group by 1, 2, 3;`,
+    );
+    this.addSql(
       `insert into "session_persona_days" ("account_id", "environment", "day", "persona_id", "sessions", "ended", "duration_ms_sum")
         select "account_id", "environment", ${SESSION_DAY}, "persona_id", count(*), count("ended_at"), sum(${DURATION_MS})
         from "sessions" group by 1, 2, 3, 4;`,
@@ -152,6 +169,7 @@ export class Migration20261124100000Analytics extends Migration {
     this.addSql(`drop function if exists "session_days_add"();`);
     this.addSql(`drop index if exists "sessions_started_index";`);
     this.addSql(`drop table if exists "session_persona_days";`);
+    this.addSql(`drop table if exists "session_day_users";`);
     this.addSql(`drop table if exists "session_user_days";`);
     this.addSql(`drop table if exists "session_days";`);
     this.addSql(`drop table if exists "api_call_days";`);
