@@ -36,13 +36,45 @@ export async function signIn(page: Page, email: string, path = '/console/'): Pro
 
 /** Runs axe-core on the page as it is now: no serious or critical violation (WCAG 2.1 A/AA rules). */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
+  // dialogs fade in and out: judge the page once its transitions have ended
+  await page.waitForFunction(() =>
+    (globalThis as unknown as { document: { getAnimations(): { playState: string }[] } }).document
+      .getAnimations()
+      .every((a) => a.playState !== 'running'),
+  );
   const results = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map(
-      (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes
+          .map(
+            (n) =>
+              `${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s+/g, ' ')} ${n.html.slice(0, 160)}`,
+          )
+          .join('\n    ')}`,
     );
   expect(serious, `axe-core on ${label}`).toEqual([]);
+}
+
+/** The console's (and this run's) operator token, for the admin API. */
+export { TEST_ADMIN_TOKEN } from '../support/env';
+
+/** A platform API key of the account of `email` (every scope), made through the console API. */
+export async function apiKey(email: string, environment: 'live' | 'test' = 'live'): Promise<string> {
+  const token = await devToken(email);
+  const res = await call(baseUrl(), 'POST', '/api/v1/developers/keys', {
+    token,
+    body: { name: `browser test ${environment}`, environment },
+  });
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`key: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key.fullKey;
+}
+
+/** Calls the API as the test itself (not through the page). */
+export function api<T = any>(method: string, path: string, opts: Parameters<typeof call>[3] = {}) {
+  return call<T>(baseUrl(), method, path, opts);
 }

@@ -1,19 +1,12 @@
 import '@mantine/core/styles.css';
-import { createTheme, MantineProvider } from '@mantine/core';
+import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from './App';
 import { ApiCallError } from './api/client';
-
-/** Shades chosen for WCAG AA contrast (4.5:1) of text on white and of white on filled controls. */
-const theme = createTheme({
-  primaryColor: 'indigo',
-  primaryShade: 8,
-  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-  defaultRadius: 'md',
-});
+import { theme } from './theme';
 
 const queryClient = new QueryClient({
   defaultOptions: {

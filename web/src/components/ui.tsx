@@ -64,23 +64,27 @@ export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString(undefined, { maximumFractionDigits: digits });
 }
 
+/** Text colours with at least 4.5:1 contrast on white (Mantine's green and orange shades fall short). */
+export const GOOD = '#1e6b30';
+export const WARN = '#8a4500';
+
 const STATUS_COLORS: Record<string, string> = {
   draft: 'gray.8',
   submitted: 'blue.9',
-  published: 'green.9',
+  published: GOOD,
   rejected: 'red.9',
-  active: 'green.9',
-  failing: 'orange.9',
+  active: GOOD,
+  failing: WARN,
   disabled: 'gray.8',
-  delivered: 'green.9',
+  delivered: GOOD,
   failed: 'red.9',
   pending: 'blue.9',
   running: 'blue.9',
-  completed: 'green.9',
+  completed: GOOD,
   skipped: 'gray.8',
   cancelled: 'gray.8',
   ended: 'gray.8',
-  approved: 'green.9',
+  approved: GOOD,
   pending_review: 'blue.9',
 };
 

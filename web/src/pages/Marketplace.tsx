@@ -28,6 +28,7 @@ import {
   ErrorAlert,
   formatNumber,
   formatTime,
+  GOOD,
   PageHeader,
   PageLoader,
   StatusBadge,
@@ -128,7 +129,7 @@ function Browse() {
                       {'displayName' in item ? item.displayName : item.name}
                     </Title>
                     {item.verified ? (
-                      <Badge variant="outline" color="green.9">
+                      <Badge variant="outline" color={GOOD}>
                         verified
                       </Badge>
                     ) : null}
@@ -214,7 +215,7 @@ function InstallModal({ item, type, onClose }: { item: Summary | null; type: Ite
           )}
           <ErrorAlert error={install.error} title="Not installed" />
           {install.data ? (
-            <Text role="status" c="green.9">
+            <Text role="status" c={GOOD}>
               Installed ({install.data.installation.id}).
             </Text>
           ) : null}

@@ -12,7 +12,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { api, environmentStore, unwrap } from '../api/client';
 import type { components } from '../api/schema';
-import { Empty, ErrorAlert, formatNumber, formatTime, PageHeader, PageLoader } from '../components/ui';
+import { Empty, ErrorAlert, formatNumber, formatTime, GOOD, PageHeader, PageLoader } from '../components/ui';
 import { useStoredValue } from '../store';
 
 const UsageChart = lazy(() => import('../components/UsageChart'));
@@ -59,7 +59,7 @@ function Change({
   const good = value === 0 ? null : value > 0 !== Boolean(lowerIsBetter);
   const sign = value > 0 ? '+' : value < 0 ? '−' : '±';
   return (
-    <Text size="sm" c={good === null ? 'dimmed' : good ? 'green.9' : 'red.9'} data-change={value}>
+    <Text size="sm" c={good === null ? 'dimmed' : good ? GOOD : 'red.9'} data-change={value}>
       {value > 0 ? '▲' : value < 0 ? '▼' : ''} {sign}
       {formatNumber(Math.abs(value) * 100, 1)}%
       <VisuallyHidden> compared with the previous {period}</VisuallyHidden>

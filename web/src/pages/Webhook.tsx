@@ -174,13 +174,23 @@ export default function WebhookPage() {
           <Title order={2} size="h3">
             Delivery log
           </Title>
-          <SegmentedControl
-            size="xs"
-            aria-label="Delivery status"
-            value={statusFilter}
-            onChange={(v) => setStatusFilter(v as typeof statusFilter)}
-            data={['all', 'delivered', 'failed', 'pending']}
-          />
+          <Group gap="xs">
+            <Button
+              size="xs"
+              variant="default"
+              onClick={refresh}
+              loading={logs.isFetching && !logs.isPending}
+            >
+              Refresh
+            </Button>
+            <SegmentedControl
+              size="xs"
+              aria-label="Delivery status"
+              value={statusFilter}
+              onChange={(v) => setStatusFilter(v as typeof statusFilter)}
+              data={['all', 'delivered', 'failed', 'pending']}
+            />
+          </Group>
         </Group>
         <ErrorAlert error={logs.error} />
         {logs.isPending ? (

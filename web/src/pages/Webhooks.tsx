@@ -4,7 +4,7 @@ import {
   Checkbox,
   Group,
   Modal,
-  MultiSelect,
+  SimpleGrid,
   Stack,
   Table,
   Text,
@@ -164,15 +164,19 @@ function CreateWebhookModal(props: {
             value={url}
             onChange={(e) => setUrl(e.currentTarget.value)}
           />
-          <MultiSelect
+          <Checkbox.Group
             label="Events"
             description="Event types this endpoint receives"
-            data={[...EVENT_TYPES]}
             value={events}
             onChange={setEvents}
-            searchable
-            required
-          />
+            withAsterisk
+          >
+            <SimpleGrid cols={{ base: 1, xs: 2 }} spacing={6} mt={6}>
+              {EVENT_TYPES.map((type) => (
+                <Checkbox key={type} value={type} label={type} />
+              ))}
+            </SimpleGrid>
+          </Checkbox.Group>
           <Checkbox label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
           <ErrorAlert error={create.error} title="The webhook was not created" />
           <Text size="xs">

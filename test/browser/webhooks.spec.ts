@@ -1,0 +1,90 @@
+import { expect, test } from '@playwright/test';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { api, apiKey, expectAccessible, newEmail, signIn } from './support';
+
+let receiver: Receiver;
+test.beforeAll(async () => {
+  receiver = await startReceiver();
+});
+test.afterAll(async () => {
+  await receiver.close();
+});
+
+test('create a webhook, send a test, see the delivery with its attempts; a retried event shows every attempt', async ({
+  page,
+}) => {
+  const email = newEmail('webhooks');
+  await signIn(page, email, '/console/webhooks');
+  await expect(page.getByRole('heading', { name: 'Webhooks' })).toBeVisible();
+  // the sandbox: sample events can be triggered there (with a pk_test_ key)
+  await page.getByRole('radiogroup', { name: 'Environment' }).getByText('Test').click();
+  await expect(page.getByText('(test environment)')).toBeVisible();
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create a webhook' });
+  await dialog.getByLabel('Name').fill('order events');
+  await dialog.getByLabel('Endpoint URL').fill(receiver.url);
+  await expectAccessible(page, 'create webhook dialog');
+  await dialog.getByRole('button', { name: 'Create webhook' }).click();
+
+  const secretDialog = page.getByRole('dialog', { name: "Your webhook's signing secret" });
+  await expect(secretDialog.getByTestId('secret')).toHaveText(/^whsec_/);
+  await secretDialog.getByRole('button', { name: 'I stored it' }).click();
+  await expect(page).toHaveURL(/\/console\/webhooks\/[^/]+$/);
+  const webhookId = page.url().split('/').pop()!;
+  await expect(page.getByRole('heading', { name: 'order events' })).toBeVisible();
+  await expect(page.getByText('No deliveries yet')).toBeVisible();
+
+  receiver.respond([], 200);
+  const before = receiver.requests.length;
+  await page.getByRole('button', { name: 'Send test' }).click();
+  await expect(page.getByTestId('test-result')).toContainText('Test delivered');
+  await expect(page.getByTestId('test-result')).toContainText('HTTP 200');
+  expect(receiver.requests.length).toBe(before + 1);
+  expect(JSON.parse(receiver.requests.at(-1)!.rawBody).type).toBe('webhook.test');
+
+  const testRow = page.getByRole('row', { name: /webhook\.test/ });
+  await expect(testRow).toContainText('delivered');
+  await testRow.getByRole('button', { name: 'webhook.test' }).click();
+  const attempts = page.getByTestId('attempts');
+  await expect(attempts.getByRole('row')).toHaveCount(2); // header + one attempt
+  await expect(attempts).toContainText('HTTP 200');
+  await expectAccessible(page, 'webhook with a delivery');
+
+  // an event the endpoint refuses once: retried (1 s in tests), both attempts listed
+  receiver.respond([503], 200);
+  const key = await apiKey(email, 'test');
+  const triggered = await api('POST', '/api/v2/developers/events/trigger', {
+    token: key,
+    body: { type: 'session.started', data: { sessionId: 'sess_browser', personaId: 'p', userId: 'u' } },
+  });
+  expect(triggered.status).toBeLessThan(300);
+  const row = page.getByRole('row', { name: /session\.started/ });
+  // the event reaches the delivery log through the outbox: refresh until it is there
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(row).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+  await expect(row).toContainText('delivered', { timeout: 30_000 });
+  await expect(row.getByRole('cell').nth(2)).toHaveText('2');
+  await row.getByRole('button', { name: 'session.started' }).click();
+  const both = page.getByTestId('attempts');
+  await expect(both.getByRole('row')).toHaveCount(3);
+  await expect(both.getByRole('row').nth(1)).toContainText('HTTP 503');
+  await expect(both.getByRole('row').nth(2)).toContainText('HTTP 200');
+
+  // retry it by hand: a new delivery of the same event
+  await page.getByRole('button', { name: 'Retry delivery' }).click();
+  await expect(page.getByText(/Retried as delivery/)).toBeVisible();
+  await expect(page.getByRole('row', { name: /session\.started \(retry\)/ })).toContainText('delivered', {
+    timeout: 30_000,
+  });
+
+  // rotate the secret: shown once
+  await page.getByRole('button', { name: 'Rotate secret' }).click();
+  const rotated = page.getByRole('dialog', { name: 'The new signing secret' });
+  await expect(rotated.getByTestId('secret')).toHaveText(/^whsec_/);
+  await rotated.getByRole('button', { name: 'I stored it' }).click();
+
+  const stats = await api('GET', `/api/v2/developers/webhooks/${webhookId}`, { token: key });
+  await expect(page.getByTestId('stat-deliveries')).toHaveText(String(stats.body.data.deliveryStats.total));
+});
