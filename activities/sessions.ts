@@ -1,6 +1,7 @@
 import type { Owner } from '../src/common/owner';
 import type { AgentTool, ChatMessage, ChatToolCall } from '../src/sessions/agent-context';
 import {
+  type Caller,
   chatCompletion,
   endSession,
   planTurn,
@@ -17,8 +18,13 @@ export function createSessionActivities(deps: ActivityDeps) {
     planTurn: (input: { sessionId: string; index: number; text: string; startedAt?: number }) =>
       planTurn(deps, input),
     chatCompletion: (input: { messages: ChatMessage[]; tools: AgentTool[] }) => chatCompletion(deps, input),
-    runAgentTool: (input: { sessionId: string; call: ChatToolCall; tools: AgentTool[]; owner?: Owner }) =>
-      runAgentTool(deps, input),
+    runAgentTool: (input: {
+      sessionId: string;
+      call: ChatToolCall;
+      tools: AgentTool[];
+      owner?: Owner;
+      caller?: Caller;
+    }) => runAgentTool(deps, input),
     recordTurn: (input: { sessionId: string } & TurnRecord) => recordTurn(deps, input),
     endSession: (input: { sessionId: string; reason: SessionEndReason }) => endSession(deps, input),
   };

@@ -130,7 +130,13 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
       }
       messages.push({ role: 'assistant', content: answer.content, tool_calls: answer.toolCalls });
       for (const call of answer.toolCalls) {
-        const ran = await runAgentTool({ sessionId, call, tools: plan.tools, owner: plan.owner });
+        const ran = await runAgentTool({
+          sessionId,
+          call,
+          tools: plan.tools,
+          owner: plan.owner,
+          caller: plan.caller,
+        });
         actions.push(ran.action);
         messages.push({ role: 'tool', tool_call_id: call.id, content: ran.content });
       }

@@ -2,6 +2,7 @@ import type { AppContext } from '../app/context';
 import type { AdminAuth } from '../auth/admin-auth';
 import type { MarketplacePublisher, MarketplaceUser } from '../auth/marketplace-auth';
 import type { ApiRoot } from '../http/api-router';
+import { mountAgentSessionRoutes } from './agents/agent-sessions.routes';
 import { mountBrowseRoutes } from './browse/browse.routes';
 import { mountExecutionRoutes } from './execution/execution.routes';
 import { mountInstallationRoutes } from './installations/installations.routes';
@@ -30,6 +31,7 @@ export function mountMarketplaceRoutes(
   mountBrowseRoutes(roots.marketplacePublic, ctx);
   mountInstallationRoutes(roots.marketplaceUser, ctx);
   mountExecutionRoutes(roots.marketplaceUser, ctx);
+  mountAgentSessionRoutes(roots.marketplaceUser, ctx);
   mountSubmissionAdminRoutes(roots.admin, ctx);
   mountPublisherAdminRoutes(roots.admin, ctx);
 }

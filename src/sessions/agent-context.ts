@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { recentActivitiesForContext } from '../activity-log/activities.service';
 import type { CoreContext } from '../app/context';
 import type { Owner } from '../common/owner';
+import { installedToolsForUser } from '../marketplace/installations/installed-tools';
 import { withPooledMcpClient } from '../mcp/mcp-client';
 import { type DiscoveredTool, McpServer } from '../mcp/mcp-server.entity';
 import type { PersonaManifest } from '../personas/manifest';
@@ -27,7 +28,11 @@ export interface AgentTool {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
-  ref: { kind: 'custom'; toolId: string } | { kind: 'mcp'; serverId: string; toolName: string };
+  ref:
+    | { kind: 'custom'; toolId: string }
+    | { kind: 'mcp'; serverId: string; toolName: string }
+    /** A marketplace tool the session's user installed (metered against the user's quota). */
+    | { kind: 'marketplace'; itemId: string };
 }
 
 /** What the next turn sends to the model, besides the caller's words (GET /sessions/:id/context). */
@@ -123,12 +128,21 @@ async function serverTools(ctx: CoreContext, em: EntityManager, owner: Owner, se
   return tools;
 }
 
-/** Every custom tool and every tool of the environment's MCP servers, named for the model. */
-export async function agentTools(ctx: CoreContext, em: EntityManager, owner: Owner): Promise<AgentTool[]> {
+/**
+ * Every custom tool and every tool of the environment's MCP servers, then the marketplace tools the
+ * caller (`userId`) installed (`market__<item id>`), named for the model.
+ */
+export async function agentTools(
+  ctx: CoreContext,
+  em: EntityManager,
+  owner: Owner,
+  userId?: string,
+): Promise<AgentTool[]> {
   const where = { account: owner.accountId, environment: owner.environment };
-  const [custom, servers] = await Promise.all([
+  const [custom, servers, installed] = await Promise.all([
     em.find(Tool, where, { orderBy: { createdAt: 'asc' } }),
     em.find(McpServer, where, { orderBy: { createdAt: 'asc' } }),
+    userId ? installedToolsForUser(em, userId) : Promise.resolve([]),
   ]);
   const tools: AgentTool[] = custom.map((t) => ({
     name: functionName(t.name),
@@ -156,8 +170,16 @@ export async function agentTools(ctx: CoreContext, em: EntityManager, owner: Own
       }
     }),
   );
+  const market = installed.map(
+    (t): AgentTool => ({
+      name: functionName(`market__${t.itemId}`),
+      description: t.description,
+      parameters: t.inputSchema ?? { type: 'object', properties: {} },
+      ref: { kind: 'marketplace', itemId: t.itemId },
+    }),
+  );
   const seen = new Set<string>();
-  return [...tools, ...discovered.flat()].filter((t) => !seen.has(t.name) && seen.add(t.name));
+  return [...tools, ...discovered.flat(), ...market].filter((t) => !seen.has(t.name) && seen.add(t.name));
 }
 
 /** The persona's manifest, or an empty one if the persona was deleted during the session. */
@@ -177,7 +199,7 @@ export async function buildAgentContext(
   const [manifest, activities, tools, turns] = await Promise.all([
     persona ?? sessionPersona(em, session),
     recentActivitiesForContext(em, owner, session.userId, session.personaId, CONTEXT_ACTIVITIES),
-    ctx.config.llm.baseUrl ? agentTools(ctx, em, owner) : Promise.resolve([]),
+    ctx.config.llm.baseUrl ? agentTools(ctx, em, owner, session.userId) : Promise.resolve([]),
     em.find(SessionTurn, { sessionId: session.id }, { orderBy: { index: 'desc' }, limit: HISTORY_TURNS }),
   ]);
   const history: ChatMessage[] = turns.reverse().flatMap((t) => [

@@ -3,6 +3,8 @@ import { derivedId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
 import { ApiError } from '../http/errors';
+import { executeInstalledTool } from '../marketplace/execution/execute';
+import { TIERS, type Tier } from '../marketplace/items/statuses';
 import type { PersonaManifest } from '../personas/manifest';
 import { callMcpTool, executeTool, runWithToolEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
@@ -28,7 +30,22 @@ export type TurnPlan =
   /** Kept for histories recorded before replies were recorded while planning. */
   | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
   | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string }
-  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[]; owner?: Owner };
+  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[]; owner?: Owner; caller?: Caller };
+
+/** Who is speaking, for the marketplace tools they installed (metered against their quota). */
+export interface Caller {
+  userId: string;
+  tier: Tier;
+}
+
+/** The caller's subscription tier: the session's `metadata.subscriptionTier`, else `free`. */
+export function callerOf(session: Pick<Session, 'userId' | 'metadata'>): Caller {
+  const tier = session.metadata?.subscriptionTier;
+  return {
+    userId: session.userId,
+    tier: (TIERS as readonly unknown[]).includes(tier) ? (tier as Tier) : 'free',
+  };
+}
 
 /** The turn as recorded and answered (the API adds audio). */
 export interface TurnRecord {
@@ -150,6 +167,7 @@ export async function planTurn(
       ],
       tools: context.tools,
       owner,
+      caller: callerOf(session),
     };
   }
 
@@ -221,10 +239,23 @@ export async function chatCompletion(
  */
 export async function runAgentTool(
   ctx: CoreContext,
-  input: { sessionId: string; call: ChatToolCall; tools: AgentTool[] /** From the plan. */; owner?: Owner },
+  input: {
+    sessionId: string;
+    call: ChatToolCall;
+    tools: AgentTool[];
+    /** From the plan (histories recorded before it lack them: then read from the session). */
+    owner?: Owner;
+    caller?: Caller;
+  },
 ): Promise<{ action: TurnAction; content: string }> {
   const em = ctx.orm.em.fork();
-  const owner = input.owner ?? ownerOf((await loadSession(ctx, input.sessionId)).session);
+  let owner = input.owner;
+  let caller = input.caller;
+  if (!owner || !caller) {
+    const { session: loaded } = await loadSession(ctx, input.sessionId);
+    owner = ownerOf(loaded);
+    caller = callerOf(loaded);
+  }
   const session = { id: input.sessionId };
   const offered = input.tools.find((t) => t.name === input.call.function.name);
   const refused = (error: string, toolId = 'unknown'): { action: TurnAction; content: string } => ({
@@ -274,6 +305,32 @@ export async function runAgentTool(
   }
 
   const toolId = toolIdOf(offered);
+  if (offered.ref.kind === 'marketplace') {
+    const { itemId } = offered.ref;
+    const marketCaller = caller;
+    const result = await runWithToolEvents(
+      ctx,
+      owner,
+      { sessionId: session.id, toolId, toolName: offered.name },
+      args,
+      async () => {
+        const run = await executeInstalledTool(ctx, {
+          userId: marketCaller.userId,
+          tier: marketCaller.tier,
+          itemId,
+          arguments: args,
+        });
+        if (run.status === 'refused') return { success: false, error: run.message };
+        return run.success
+          ? { success: true, result: run.result }
+          : { success: false, error: run.error ?? 'The tool failed' };
+      },
+    );
+    return {
+      action: { type: 'tool', tool: offered.name, toolId, arguments: args, ...result },
+      content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
+    };
+  }
   const { serverId, toolName } = offered.ref;
   const result = await runWithToolEvents(ctx, owner, { sessionId: session.id, toolId, toolName }, args, () =>
     callMcpTool(ctx, owner, { serverId, toolName, arguments: args }),
@@ -285,7 +342,11 @@ export async function runAgentTool(
 }
 
 const toolIdOf = (t: AgentTool) =>
-  t.ref.kind === 'custom' ? t.ref.toolId : `${t.ref.serverId}/${t.ref.toolName}`;
+  t.ref.kind === 'custom'
+    ? t.ref.toolId
+    : t.ref.kind === 'marketplace'
+      ? `marketplace/${t.ref.itemId}`
+      : `${t.ref.serverId}/${t.ref.toolName}`;
 
 /**
  * Records a turn once, in one statement (a retried activity finds it recorded and answers the stored
