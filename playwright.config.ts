@@ -24,6 +24,8 @@ export default defineConfig({
   use: {
     ...devices['Desktop Chrome'],
     viewport: { width: 1280, height: 800 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
     baseURL: process.env.VP_BROWSER_BASE_URL,
     launchOptions: { executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] },
     screenshot: 'only-on-failure',
