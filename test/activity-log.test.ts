@@ -478,6 +478,82 @@ describe('stats', () => {
     expect(days.groups).toEqual([{ key: '2025-05-09', count: 1 }]);
   });
 
+  it('answers metric stats over whole days from the metric rollup exactly as from the rows, through updates and deletes', async () => {
+    const own = (await newDeveloper(app, 'metrics')).liveKey;
+    const read = async (q: string) => (await api('GET', `/activities/stats?${q}`, undefined, own)).body.data;
+    // whole days (May 2 to 5) from the rollups, edge days (May 1 and 6) from the rows; the same
+    // questions over a window without a whole day come only from the rows
+    const wide = 'from=2025-05-01T12:00:00Z&to=2025-05-06T12:00:00Z';
+    const rows = [
+      ['sale', '2025-05-01T13:00:00Z', { amount: 5, deep: { a: { b: { c: 1 } } } }],
+      ['sale', '2025-05-02T10:00:00Z', { amount: 10, order: { total: 100 }, deep: { a: { b: { c: 2 } } } }],
+      ['sale', '2025-05-02T11:00:00Z', { amount: 'n/a', order: { total: 40 } }],
+      ['sale', '2025-05-03T10:00:00Z', { amount: 2.5, list: [7] }],
+      ['refund', '2025-05-04T10:00:00Z', { amount: -3, order: { total: 60 } }],
+      ['refund', '2025-05-06T10:00:00Z', { amount: 1 }],
+      ['sale', '2025-05-06T13:00:00Z', { amount: 1000 }], // after the window
+    ] as const;
+    const ids: string[] = [];
+    for (const [type, occurredAt, payload] of rows)
+      ids.push((await log({ type, occurredAt, payload }, own)).id);
+
+    const expectMetric = async (
+      metric: string,
+      groupBy: string,
+      groups: Record<
+        string,
+        { count: number; measured: number; sum: number | null; min: number | null; max: number | null }
+      >,
+    ) => {
+      const data = await read(`${wide}&metric=${metric}&groupBy=${groupBy}&limit=100`);
+      const got = Object.fromEntries(
+        data.groups.map((g: Record<string, number | null>) => [
+          g.key,
+          { count: g.count, measured: g.measured, sum: g.sum, min: g.min, max: g.max },
+        ]),
+      );
+      expect(got).toEqual(groups);
+    };
+    await expectMetric('amount', 'type', {
+      sale: { count: 4, measured: 3, sum: 17.5, min: 2.5, max: 10 },
+      refund: { count: 2, measured: 2, sum: -2, min: -3, max: 1 },
+    });
+    await expectMetric('order.total', 'day', {
+      '2025-05-01': { count: 1, measured: 0, sum: null, min: null, max: null },
+      '2025-05-02': { count: 2, measured: 2, sum: 140, min: 40, max: 100 },
+      '2025-05-03': { count: 1, measured: 0, sum: null, min: null, max: null },
+      '2025-05-04': { count: 1, measured: 1, sum: 60, min: 60, max: 60 },
+      '2025-05-06': { count: 1, measured: 0, sum: null, min: null, max: null },
+    });
+    // deeper than the rollup keeps, and through an array: from the rows, same rules
+    const deep = await read(`${wide}&metric=deep.a.b.c`);
+    expect(deep).toMatchObject({ total: 6, measured: 2, sum: 3, min: 1, max: 2 });
+    const listed = await read(`${wide}&metric=list.0`);
+    expect(listed).toMatchObject({ total: 6, measured: 1, sum: 7 });
+
+    // a delete of the maximum and an update of a value: the touched days are read from the rows again
+    await api('DELETE', `/activities/${ids[1]}`, undefined, own);
+    await api('PUT', `/activities/${ids[3]}`, { payload: { amount: 4 } }, own);
+    await expectMetric('amount', 'type', {
+      sale: { count: 3, measured: 2, sum: 9, min: 4, max: 5 },
+      refund: { count: 2, measured: 2, sum: -2, min: -3, max: 1 },
+    });
+    const all = await read(`${wide}&metric=amount`);
+    expect(all).toMatchObject({ total: 5, measured: 4, skipped: 1, sum: 7, min: -3, max: 5, avg: 1.75 });
+    // the rollup itself: counts and sums follow the changes, the touched path is marked stale
+    const [rollup] = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select sum(measured)::int as measured, sum(sum)::float as sum, bool_or(stale) as stale
+           from activity_daily_metrics
+          where account_id = (select account_id from activities where id = ?) and path = '{amount}'
+            and day between '2025-05-02' and '2025-05-05'`,
+        [ids[0]],
+      );
+    expect(rollup).toEqual({ measured: 2, sum: 1, stale: true });
+  });
+
   it('defaults to the last 30 days; an empty window has one empty "all" group, or no groups', async () => {
     const s = await stats('');
     expect(s.total).toBe(0);

@@ -12,6 +12,9 @@ const GROUP_KEYS: Record<StatsGroupBy | 'all', string> = {
   all: `'all'::text`,
 };
 
+/** How deep the metric rollup (`activity_daily_metrics`) follows payload objects. */
+const METRIC_ROLLUP_DEPTH = 4;
+
 /** How groups are ordered: days chronologically, types and users by count (then key). */
 const GROUP_ORDER: Record<StatsGroupBy | 'all', string> = {
   type: 'count desc, k asc',
@@ -65,11 +68,13 @@ const metricFigures = (
 /**
  * Counts (and with `metric`, sum/avg/min/max of a numeric payload value) of the owner's activities
  * in a window, optionally grouped by type, UTC day or user. One SQL statement: the owner, window and
- * filters select an index range; without `metric` the payload is never read. Count-only stats that
- * are not by user read the whole days of the window from `activity_daily_counts` (kept by triggers in
- * the writing transaction) and only the two partial edge days from the rows.
- * With `metric`, the value at the path is extracted once per row and cast only when its JSON type
- * is `number`; anything else (missing, string, object, …) is counted in `skipped`.
+ * filters select an index range; without `metric` the payload is never read. Stats that are not by
+ * user read the whole days of the window from the daily rollups kept by triggers in the writing
+ * transaction (`activity_daily_counts`; with `metric`, `activity_daily_metrics`, when the path is at
+ * most 4 object keys deep and no day of the window is stale after a delete or an update) and only the
+ * two partial edge days from the rows. From the rows, the value at the path is extracted once per row
+ * and cast only when its JSON type is `number`; anything else (missing, string, object, …) is
+ * counted in `skipped`.
  */
 export async function activityStats(em: EntityManager, owner: Owner, query: ActivityStatsInput) {
   const window = statsWindow(query.from, query.to);
@@ -94,14 +99,19 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
   }
   const owned = ['account_id = ?', 'environment = ?'];
   const ownerParams = [owner.accountId, owner.environment];
-  /** Rows of `activities` with occurred_at in the given range, as (k, c = 1[, n]). */
+  const knex = em.getConnection().getKnex();
+  /**
+   * Rows of `activities` with occurred_at in the given range, as (k, c = 1[, m, s, lo, hi]): with a
+   * metric, m is 1 when the value at the path is a JSON number (s, lo, hi that number), else 0.
+   */
   const rowsBetween = (range: string, rangeParams: unknown[]) => {
     const where = [...owned, range, ...filters].join(' and ');
     return segments
       ? {
-          sql: `select ${GROUP_KEYS[grouping]} as k, 1 as c,
-             case when jsonb_typeof(payload #> ?::text[]) = 'number' then (payload #> ?::text[])::numeric end as n
-           from activities where ${where}`,
+          sql: `select k, 1 as c, (n is not null)::int as m, n as s, n as lo, n as hi from (
+             select ${GROUP_KEYS[grouping]} as k,
+               case when jsonb_typeof(payload #> ?::text[]) = 'number' then (payload #> ?::text[])::numeric end as n
+             from activities where ${where}) r`,
           params: [segments, segments, ...ownerParams, ...rangeParams, ...filterParams],
         }
       : {
@@ -110,27 +120,54 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
         };
   };
 
-  // Count-only stats not split by user read whole days from the daily rollup and only the partial
-  // days at the window's edges from the rows; the rest reads the rows of the window.
-  const days =
-    segments || query.userId !== undefined || grouping === 'user' ? null : wholeDays(window.from, window.to);
+  // Stats not split by user read whole days from the daily rollups (counts; with a metric, its
+  // numeric values too, when the path is one the rollup keeps and no day of the window is stale) and
+  // only the partial days at the window's edges from the rows; the rest reads the rows of the window.
+  const byUser = query.userId !== undefined || grouping === 'user';
+  let days = byUser ? null : wholeDays(window.from, window.to);
+  if (days && segments) {
+    const kept = segments.length <= METRIC_ROLLUP_DEPTH && !segments.some((seg) => /^\d+$/.test(seg));
+    const stale =
+      kept &&
+      (
+        await knex.raw<{ rows: unknown[] }>(
+          `select 1 from activity_daily_metrics where account_id = ? and environment = ? and path = ?::text[]
+             and day >= ?::date and day < ?::date and stale limit 1`,
+          [...ownerParams, segments, utcDate(days.start), utcDate(days.end)],
+        )
+      ).rows.length > 0;
+    if (!kept || stale) days = null;
+  }
   let source: { sql: string; params: unknown[] };
   if (days) {
-    const rollupKey = grouping === 'day' ? 'day' : GROUP_KEYS[grouping];
+    const rollupKey = grouping === 'day' ? 'd.day' : grouping === 'type' ? 'd.type' : GROUP_KEYS[grouping];
     const head = rowsBetween('occurred_at >= ? and occurred_at < ?', [window.from, days.start]);
     const tail = rowsBetween('occurred_at >= ? and occurred_at <= ?', [days.end, window.to]);
+    const dayWhere = [
+      'd.account_id = ?',
+      'd.environment = ?',
+      'd.day >= ?::date',
+      'd.day < ?::date',
+      'd.count > 0',
+      ...filters.map((f) => `d.${f}`),
+    ].join(' and ');
+    const dayParams = [...ownerParams, utcDate(days.start), utcDate(days.end), ...filterParams];
+    const rollup = segments
+      ? {
+          sql: `select ${rollupKey} as k, d.count as c, coalesce(m.measured, 0) as m, m.sum as s, m.min as lo, m.max as hi
+                from activity_daily_counts d left join activity_daily_metrics m
+                  on m.account_id = d.account_id and m.environment = d.environment and m.day = d.day
+                 and m.type = d.type and m.path = ?::text[]
+                where ${dayWhere}`,
+          params: [segments, ...dayParams],
+        }
+      : {
+          sql: `select ${rollupKey} as k, d.count as c from activity_daily_counts d where ${dayWhere}`,
+          params: dayParams,
+        };
     source = {
-      sql: `select ${rollupKey} as k, count as c from activity_daily_counts
-              where ${[...owned, 'day >= ?::date', 'day < ?::date', 'count > 0', ...filters].join(' and ')}
-            union all ${head.sql} union all ${tail.sql}`,
-      params: [
-        ...ownerParams,
-        utcDate(days.start),
-        utcDate(days.end),
-        ...filterParams,
-        ...head.params,
-        ...tail.params,
-      ],
+      sql: `${rollup.sql} union all ${head.sql} union all ${tail.sql}`,
+      params: [...rollup.params, ...head.params, ...tail.params],
     };
   } else {
     source = rowsBetween('occurred_at >= ? and occurred_at <= ?', [window.from, window.to]);
@@ -138,7 +175,7 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
 
   const metric = segments !== null;
   const metricColumns = metric
-    ? `, count(n)::int as measured, sum(n) as sum, avg(n) as avg, min(n) as min, max(n) as max`
+    ? `, sum(m)::int as measured, sum(s) as sum, sum(s) / nullif(sum(m), 0) as avg, min(lo) as min, max(hi) as max`
     : '';
   const totalColumns = metric
     ? `, (sum(measured) over ())::int as total_measured, (sum(sum) over ())::text as total_sum,
@@ -151,10 +188,7 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
     from (select k, sum(c)::int as count${metricColumns} from (${source.sql}) rows group by k) groups
     order by ${GROUP_ORDER[grouping]} limit ?`;
 
-  const { rows } = await em
-    .getConnection()
-    .getKnex()
-    .raw<{ rows: GroupRow[] }>(sql, [...source.params, query.limit]);
+  const { rows } = await knex.raw<{ rows: GroupRow[] }>(sql, [...source.params, query.limit]);
 
   const first = rows[0];
   const total = first?.total ?? 0;

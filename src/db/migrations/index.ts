@@ -8,6 +8,7 @@ import { Migration20261123100000Activities } from './Migration20261123100000Acti
 import { Migration20261123200000Sessions } from './Migration20261123200000Sessions';
 import { Migration20261124000000Marketplace } from './Migration20261124000000Marketplace';
 import { Migration20261124100000Analytics } from './Migration20261124100000Analytics';
+import { Migration20261124200000ActivityMetrics } from './Migration20261124200000ActivityMetrics';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123200000Sessions', class: Migration20261123200000Sessions },
   { name: 'Migration20261124000000Marketplace', class: Migration20261124000000Marketplace },
   { name: 'Migration20261124100000Analytics', class: Migration20261124100000Analytics },
+  { name: 'Migration20261124200000ActivityMetrics', class: Migration20261124200000ActivityMetrics },
 ];
