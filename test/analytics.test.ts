@@ -515,6 +515,21 @@ describe('console analytics', () => {
     expect((await analytics(owner.token, '/personas?environment=test&period=month')).body.personas).toEqual([
       { personaId, personaName: 'Ava', totalCalls: 2, avgSessionDuration: duration, uniqueUsers: 2 },
     ]);
+    // a session in the partial first day of the week (read from the rows, not the rollups)
+    const { from } = (await analytics(owner.token, '/overview?environment=test')).body;
+    const late = await call(app.baseUrl, 'POST', '/api/v2/developers/sessions', {
+      token: owner.testKey,
+      body: { personaId, userId: 'd' },
+    });
+    await sql(`update sessions set started_at = ? where id = ?`, [
+      new Date(Date.parse(from) + 2 * 60_000),
+      late.body.data.id,
+    ]);
+    expect((await analytics(owner.token, '/overview?environment=test')).body.overview).toMatchObject({
+      uniqueUsers: 1,
+      uniqueUsersChange: -0.5,
+      activePersonas: 1,
+    });
   });
 
   it('an empty account answers zeros, a full calendar and empty lists', async () => {

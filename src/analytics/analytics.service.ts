@@ -11,6 +11,8 @@ import type {
 import { RUNTIME_FAILURE_MESSAGES, type RuntimeFailureCode } from './codes';
 import {
   change,
+  DAY_MS,
+  dayStart,
   daysBetween,
   environmentsOf,
   type Period,
@@ -18,6 +20,7 @@ import {
   splitWindow,
   type TimeWindow,
   usageRange,
+  utcDay,
 } from './windows';
 
 /** A piece of SQL and its bindings. */
@@ -122,9 +125,40 @@ interface WindowFigures {
   personas: number;
 }
 
-async function windowFigures(knex: Knex, accountId: string, envs: string[], window: TimeWindow) {
+/**
+ * The users of a window that ends now: those whose latest day with a session is the window's first
+ * whole day or later (`session_users`, one index range), and those with a session in the partial
+ * day before it (the rows). Assumes no session starts after the window's end (now, to the minute).
+ */
+function currentWindowUsers(accountId: string, envs: string[], window: TimeWindow): Sql {
+  const firstWholeDay = utcDay(window.from + DAY_MS - 1);
+  const firstWholeDayStart = dayStart(firstWholeDay);
+  const parts: Sql[] = [
+    {
+      sql: `select "user_id" from "session_users" where "account_id" = ? and "environment" = any(?) and "last_day" >= ?::date`,
+      bindings: [accountId, envs, firstWholeDay],
+    },
+  ];
+  if (window.from < firstWholeDayStart) {
+    parts.push({
+      sql: `select "user_id" from "sessions" where "account_id" = ? and "environment" = any(?) and "started_at" >= ? and "started_at" < ?`,
+      bindings: [accountId, envs, new Date(window.from), new Date(firstWholeDayStart)],
+    });
+  }
+  return join(parts, ' union all ');
+}
+
+async function windowFigures(
+  knex: Knex,
+  accountId: string,
+  envs: string[],
+  window: TimeWindow,
+  endsNow: boolean,
+) {
   const calls = apiCallRows(accountId, envs, window);
-  const users = sessionRows(accountId, envs, window, USERS);
+  const users = endsNow
+    ? currentWindowUsers(accountId, envs, window)
+    : sessionRows(accountId, envs, window, USERS);
   const personas = sessionRows(accountId, envs, window, PERSONA_TOTALS);
   const [api, people] = await Promise.all([
     knex.raw<{ rows: { calls: string | null; errors: string | null; latency: number | null }[] }>(
@@ -171,8 +205,8 @@ export async function analyticsOverview(
   const envs = environmentsOf(query.environment);
   const { current, previous, shown } = windowOf(query.period, now);
   const [cur, prev] = await Promise.all([
-    windowFigures(knex, accountId, envs, current),
-    windowFigures(knex, accountId, envs, previous),
+    windowFigures(knex, accountId, envs, current, true),
+    windowFigures(knex, accountId, envs, previous, false),
   ]);
   const overview: z.input<typeof AnalyticsOverview> = {
     totalApiCalls: cur.calls,

@@ -11,7 +11,7 @@ const SESSION_DAY = `("started_at" at time zone 'UTC')::date`;
  * - `api_call_days`: the same calls per UTC day and error code (written in the same transaction), so
  *   long windows read days and only their edges read minutes.
  * - `session_days` (by persona and user), `session_user_days` (by user), `session_day_users` (distinct
- *   users) and `session_persona_days` (by persona, with ended sessions and their summed duration):
+ *   users), `session_users` (each user's latest day) and `session_persona_days` (by persona, with ended sessions and their summed duration):
  *   sessions per UTC day of `started_at`, kept by statement triggers on `sessions` in the writing
  *   transaction.
  * - partial indexes for the runtime failures of `/analytics/errors` (failed tool runs, workflow
@@ -34,6 +34,17 @@ export class Migration20261124100000Analytics extends Migration {
     );
     this.addSql(
       `create table "session_user_days" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "day" date not null, "user_id" varchar(128) not null, "sessions" int not null, constraint "session_user_days_pkey" primary key ("account_id", "environment", "day", "user_id"));`,
+    );
+    // each user's latest day with a session: the users of a window that ends now are those whose
+    // latest day is in it (one index range, whatever the window's length)
+    this.addSql(
+      `create table "session_users" ("account_id" varchar(40) not null, "environment" varchar(8) not null, "user_id" varchar(128) not null, "last_day" date not null, constraint "session_users_pkey" primary key ("account_id", "environment", "user_id"));`,
+    );
+    this.addSql(
+      `create index "session_users_last_day_index" on "session_users" ("account_id", "environment", "last_day") include ("user_id");`,
+    );
+    this.addSql(
+      `create index "session_user_days_user_index" on "session_user_days" ("account_id", "environment", "user_id", "day");`,
     );
     // distinct users per day, kept from session_user_days (a row created: +1, a row emptied: -1)
     this.addSql(
@@ -72,6 +83,12 @@ export class Migration20261124100000Analytics extends Migration {
             from by_user group by 1, 2, 3 order by 1, 2, 3
           on conflict ("account_id", "environment", "day") do update set
             "users" = "session_day_users"."users" + excluded."users"
+        ), last_days as (
+          insert into "session_users" ("account_id", "environment", "user_id", "last_day")
+            select "account_id", "environment", "user_id", max("day")
+            from deltas where n > 0 group by 1, 2, 3 order by 1, 2, 3
+          on conflict ("account_id", "environment", "user_id") do update set
+            "last_day" = greatest("session_users"."last_day", excluded."last_day")
         )
         insert into "session_days" ("account_id", "environment", "day", "persona_id", "user_id", "sessions")
           select "account_id", "environment", "day", "persona_id", "user_id", sum(n)
@@ -91,9 +108,22 @@ export class Migration20261124100000Analytics extends Migration {
       ) => `delete from "${table}" s using (select distinct "account_id", "environment", ${SESSION_DAY} as "day", "persona_id", "user_id" from ${rows}) k
           where s."sessions" = 0 and ${keys.map((k) => `s."${k}" = k."${k}"`).join(' and ')};`;
     };
+    // users that lost sessions: their latest day is looked up again (none left: no row)
+    const recomputeLastDays = (rows: string) => `with k as (
+          select u."account_id", u."environment", u."user_id",
+            (select max(d."day") from "session_user_days" d where d."account_id" = u."account_id"
+              and d."environment" = u."environment" and d."user_id" = u."user_id" and d."sessions" > 0) as "last_day"
+          from (select distinct "account_id", "environment", "user_id" from ${rows}) u
+        ), gone as (
+          delete from "session_users" s using k where k."last_day" is null and s."account_id" = k."account_id"
+            and s."environment" = k."environment" and s."user_id" = k."user_id"
+        )
+        update "session_users" s set "last_day" = k."last_day" from k where k."last_day" is not null
+          and s."account_id" = k."account_id" and s."environment" = k."environment" and s."user_id" = k."user_id";`;
     const deleteAllEmpty = (rows: string) =>
       ['session_days', 'session_user_days', 'session_persona_days']
         .map((t) => deleteEmpty(t)(rows))
+        .concat(recomputeLastDays(rows))
         .join('\n        ');
     // an update (a turn bumps turn_count, the end sets ended_at) moves only rows whose analytics columns changed
     const changed = (side: 'o' | 'n') => `(select ${side}.* from "removed" o join "added" n on n."id" = o."id"
@@ -136,6 +166,10 @@ export class Migration20261124100000Analytics extends Migration {
         select "account_id", "environment", ${SESSION_DAY}, "user_id", count(*) from "sessions" group by 1, 2, 3, 4;`,
     );
     this.addSql(
+      `insert into "session_users" ("account_id", "environment", "user_id", "last_day")
+        select "account_id", "environment", "user_id", max("day") from "session_user_days" group by 1, 2, 3;`,
+    );
+    this.addSql(
       `insert into "session_day_users" ("account_id", "environment", "day", "users")
         select "account_id", "environment", "day", count(*) from "session_user_days" group by 1, 2, 3;`,
     );
@@ -169,6 +203,7 @@ export class Migration20261124100000Analytics extends Migration {
     this.addSql(`drop function if exists "session_days_add"();`);
     this.addSql(`drop index if exists "sessions_started_index";`);
     this.addSql(`drop table if exists "session_persona_days";`);
+    this.addSql(`drop table if exists "session_users";`);
     this.addSql(`drop table if exists "session_day_users";`);
     this.addSql(`drop table if exists "session_user_days";`);
     this.addSql(`drop table if exists "session_days";`);
