@@ -72,7 +72,7 @@ export function Layout() {
               size="sm"
               aria-label={opened ? 'Close navigation' : 'Open navigation'}
             />
-            <Title order={2} size="h4" style={{ whiteSpace: 'nowrap' }}>
+            <Title order={2} size="h4" style={{ whiteSpace: 'nowrap' }} visibleFrom="xs">
               Voice Platform
             </Title>
           </Group>

@@ -21,11 +21,11 @@ export function PageHeader({
   return (
     <Group justify="space-between" align="flex-start" mb="md" gap="sm">
       <Stack gap={4} style={{ minWidth: 0, flex: '1 1 240px' }}>
-        <Title order={1} size="h2">
+        <Title order={1} size="h2" style={{ overflowWrap: 'anywhere' }}>
           {title}
         </Title>
         {description ? (
-          <Text c="dimmed" size="sm">
+          <Text c="dimmed" size="sm" style={{ overflowWrap: 'anywhere' }}>
             {description}
           </Text>
         ) : null}
@@ -94,5 +94,18 @@ export function StatusBadge({ status }: { status: string }) {
     <Badge variant="outline" color={STATUS_COLORS[status] ?? 'gray.8'} data-status={status}>
       {status.replace(/_/g, ' ')}
     </Badge>
+  );
+}
+
+/**
+ * A wide table that scrolls sideways on narrow screens inside its own box (the page never does);
+ * the box takes keyboard focus so it can be scrolled without a mouse.
+ */
+export function ScrollTable({ minWidth, children }: { minWidth: number; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (WCAG 2.1.1)
+    <div tabIndex={0} style={{ overflowX: 'auto', maxWidth: '100%', position: 'relative' }} data-scroll-table>
+      <div style={{ minWidth }}>{children}</div>
+    </div>
   );
 }

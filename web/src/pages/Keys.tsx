@@ -17,7 +17,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, CONSOLE_KEY_NAME, heldConsoleKeyIds, unwrap } from '../api/client';
 import type { components } from '../api/schema';
-import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader } from '../components/ui';
+import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader, ScrollTable } from '../components/ui';
 
 type CreatedKey = components['schemas']['CreatedApiKey']['key'];
 type ApiKey = components['schemas']['ApiKey'];
@@ -56,7 +56,7 @@ export default function KeysPage() {
       ) : keys.data?.length === 0 ? (
         <Empty>No keys yet. Create one to call the platform API.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
+        <ScrollTable minWidth={640}>
           <Table striped highlightOnHover aria-label="API keys">
             <Table.Thead>
               <Table.Tr>
@@ -102,7 +102,7 @@ export default function KeysPage() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
 
       <CreateKeyModal

@@ -15,6 +15,7 @@ import {
   Text,
   TextInput,
   Title,
+  UnstyledButton,
   VisuallyHidden,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
@@ -31,6 +32,7 @@ import {
   GOOD,
   PageHeader,
   PageLoader,
+  ScrollTable,
   StatusBadge,
 } from '../components/ui';
 
@@ -257,7 +259,7 @@ function Installed() {
       {installs.data?.installations.length === 0 ? (
         <Empty>Nothing installed yet.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
+        <ScrollTable minWidth={640}>
           <Table striped aria-label="Installations">
             <Table.Thead>
               <Table.Tr>
@@ -305,7 +307,7 @@ function Installed() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
     </>
   );
@@ -360,7 +362,7 @@ function Publishing() {
       ) : items.data?.items.length === 0 ? (
         <Empty>You have not published anything yet.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
+        <ScrollTable minWidth={640}>
           <Table striped aria-label="Your items">
             <Table.Thead>
               <Table.Tr>
@@ -376,14 +378,13 @@ function Publishing() {
               {items.data?.items.map((item) => (
                 <Table.Tr key={item.id}>
                   <Table.Td>
-                    <Button
-                      variant="subtle"
-                      size="compact-sm"
+                    <UnstyledButton
                       onClick={() => setSelected(selected === item.id ? null : item.id)}
                       aria-pressed={selected === item.id}
+                      style={{ textDecoration: 'underline', color: 'var(--mantine-color-anchor)' }}
                     >
                       {item.name}
-                    </Button>
+                    </UnstyledButton>
                   </Table.Td>
                   <Table.Td>{item.type}</Table.Td>
                   <Table.Td>
@@ -399,7 +400,7 @@ function Publishing() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       {selected ? <ItemAnalytics itemId={selected} /> : null}
     </Stack>

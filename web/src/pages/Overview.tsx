@@ -12,7 +12,16 @@ import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { api, environmentStore, unwrap } from '../api/client';
 import type { components } from '../api/schema';
-import { Empty, ErrorAlert, formatNumber, formatTime, GOOD, PageHeader, PageLoader } from '../components/ui';
+import {
+  Empty,
+  ErrorAlert,
+  formatNumber,
+  formatTime,
+  GOOD,
+  PageHeader,
+  PageLoader,
+  ScrollTable,
+} from '../components/ui';
 import { useStoredValue } from '../store';
 
 const UsageChart = lazy(() => import('../components/UsageChart'));
@@ -156,7 +165,7 @@ export default function OverviewPage() {
           {usage.data ? (
             <details>
               <summary>Usage as a table</summary>
-              <Table.ScrollContainer minWidth={360}>
+              <ScrollTable minWidth={360}>
                 <Table aria-label="Daily usage">
                   <Table.Thead>
                     <Table.Tr>
@@ -177,7 +186,7 @@ export default function OverviewPage() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </ScrollTable>
             </details>
           ) : null}
         </section>
@@ -193,7 +202,7 @@ export default function OverviewPage() {
             ) : errors.data?.errors.length === 0 ? (
               <Empty>No errors in this period.</Empty>
             ) : (
-              <Table.ScrollContainer minWidth={420}>
+              <ScrollTable minWidth={420}>
                 <Table aria-label="Top errors" data-testid="top-errors">
                   <Table.Thead>
                     <Table.Tr>
@@ -219,7 +228,7 @@ export default function OverviewPage() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </ScrollTable>
             )}
           </section>
           <section aria-labelledby="personas-heading">
@@ -232,7 +241,7 @@ export default function OverviewPage() {
             ) : personas.data?.personas.length === 0 ? (
               <Empty>No sessions in this period.</Empty>
             ) : (
-              <Table.ScrollContainer minWidth={420}>
+              <ScrollTable minWidth={420}>
                 <Table aria-label="Personas by sessions">
                   <Table.Thead>
                     <Table.Tr>
@@ -253,7 +262,7 @@ export default function OverviewPage() {
                     ))}
                   </Table.Tbody>
                 </Table>
-              </Table.ScrollContainer>
+              </ScrollTable>
             )}
           </section>
         </SimpleGrid>

@@ -3,7 +3,15 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
+import {
+  Empty,
+  ErrorAlert,
+  formatTime,
+  PageHeader,
+  PageLoader,
+  ScrollTable,
+  StatusBadge,
+} from '../components/ui';
 
 /** Personas: the caller's list and a new draft. */
 export default function PersonasPage() {
@@ -25,7 +33,7 @@ export default function PersonasPage() {
       ) : personas.data?.length === 0 ? (
         <Empty>No personas yet.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
+        <ScrollTable minWidth={560}>
           <Table striped highlightOnHover aria-label="Personas">
             <Table.Thead>
               <Table.Tr>
@@ -55,7 +63,7 @@ export default function PersonasPage() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <NewPersonaModal opened={creating} onClose={() => setCreating(false)} />
     </>

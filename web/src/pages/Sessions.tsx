@@ -3,7 +3,15 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
-import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
+import {
+  Empty,
+  ErrorAlert,
+  formatTime,
+  PageHeader,
+  PageLoader,
+  ScrollTable,
+  StatusBadge,
+} from '../components/ui';
 import { useStoredValue } from '../store';
 
 /** Voice sessions of the selected environment, newest first. */
@@ -42,7 +50,7 @@ export default function SessionsPage() {
       ) : sessions.data?.data.length === 0 ? (
         <Empty>No sessions yet.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
+        <ScrollTable minWidth={640}>
           <Table striped highlightOnHover aria-label="Sessions">
             <Table.Thead>
               <Table.Tr>
@@ -73,7 +81,7 @@ export default function SessionsPage() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       {sessions.data && sessions.data.pagination.total > sessions.data.data.length ? (
         <Empty>

@@ -28,6 +28,7 @@ import {
   formatTime,
   PageHeader,
   PageLoader,
+  ScrollTable,
   StatusBadge,
 } from '../components/ui';
 import { useStoredValue } from '../store';
@@ -198,7 +199,7 @@ export default function WebhookPage() {
         ) : logs.data?.length === 0 ? (
           <Empty>No deliveries yet. Send a test to see one.</Empty>
         ) : (
-          <Table.ScrollContainer minWidth={720}>
+          <ScrollTable minWidth={720}>
             <Table aria-label="Deliveries">
               <Table.Thead>
                 <Table.Tr>
@@ -246,7 +247,7 @@ export default function WebhookPage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
         )}
       </Stack>
 

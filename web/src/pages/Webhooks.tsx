@@ -16,7 +16,15 @@ import { Link, useNavigate } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { SecretDialog } from '../components/SecretDialog';
-import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
+import {
+  Empty,
+  ErrorAlert,
+  formatTime,
+  PageHeader,
+  PageLoader,
+  ScrollTable,
+  StatusBadge,
+} from '../components/ui';
 import { useStoredValue } from '../store';
 
 type EventType = components['schemas']['CreateWebhookRequest']['events'][number];
@@ -64,7 +72,7 @@ export default function WebhooksPage() {
       ) : webhooks.data?.data.length === 0 ? (
         <Empty>No webhooks in the {environment} environment.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={720}>
+        <ScrollTable minWidth={720}>
           <Table striped highlightOnHover aria-label="Webhooks">
             <Table.Thead>
               <Table.Tr>
@@ -93,7 +101,7 @@ export default function WebhooksPage() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
       <CreateWebhookModal
         opened={creating}

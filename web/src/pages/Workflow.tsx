@@ -3,7 +3,15 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
-import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
+import {
+  Empty,
+  ErrorAlert,
+  formatTime,
+  PageHeader,
+  PageLoader,
+  ScrollTable,
+  StatusBadge,
+} from '../components/ui';
 import { WorkflowGraph } from '../components/WorkflowGraph';
 import { loadConsoleConfig, temporalExecutionUrl } from '../config';
 import { useStoredValue } from '../store';
@@ -100,7 +108,7 @@ export default function WorkflowPage() {
         ) : executions.data?.length === 0 ? (
           <Empty>No executions yet.</Empty>
         ) : (
-          <Table.ScrollContainer minWidth={600}>
+          <ScrollTable minWidth={600}>
             <Table highlightOnHover aria-label="Executions">
               <Table.Thead>
                 <Table.Tr>
@@ -147,7 +155,7 @@ export default function WorkflowPage() {
                 ))}
               </Table.Tbody>
             </Table>
-          </Table.ScrollContainer>
+          </ScrollTable>
         )}
 
         {execution ? (
@@ -167,7 +175,7 @@ export default function WorkflowPage() {
                 Failed at <Code>{execution.error.nodeId}</Code>: {execution.error.message}
               </Text>
             ) : null}
-            <Table.ScrollContainer minWidth={640}>
+            <ScrollTable minWidth={640}>
               <Table withTableBorder aria-label="Node results">
                 <Table.Thead>
                   <Table.Tr>
@@ -200,7 +208,7 @@ export default function WorkflowPage() {
                   ))}
                 </Table.Tbody>
               </Table>
-            </Table.ScrollContainer>
+            </ScrollTable>
             {execution.output?.speech.length ? (
               <Text size="sm">Spoken: {execution.output.speech.map((s) => `“${s}”`).join(' ')}</Text>
             ) : null}

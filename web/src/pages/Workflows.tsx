@@ -2,7 +2,7 @@ import { Anchor, Table } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
-import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader } from '../components/ui';
+import { Empty, ErrorAlert, formatTime, PageHeader, PageLoader, ScrollTable } from '../components/ui';
 import { useStoredValue } from '../store';
 
 /** Voice workflows of the selected environment. */
@@ -25,7 +25,7 @@ export default function WorkflowsPage() {
       ) : workflows.data?.length === 0 ? (
         <Empty>No workflows in the {environment} environment. Create them through the platform API.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={600}>
+        <ScrollTable minWidth={600}>
           <Table striped highlightOnHover aria-label="Workflows">
             <Table.Thead>
               <Table.Tr>
@@ -56,7 +56,7 @@ export default function WorkflowsPage() {
               ))}
             </Table.Tbody>
           </Table>
-        </Table.ScrollContainer>
+        </ScrollTable>
       )}
     </>
   );

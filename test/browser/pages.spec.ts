@@ -1,0 +1,140 @@
+import { expect, type Page, test } from '@playwright/test';
+import { type McpTestServer, startMcpTestServer } from '../support/mcp-test-server';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { type Seeded, seedAccount } from './seed';
+import { expectAccessible, newEmail, signIn } from './support';
+
+let receiver: Receiver;
+let mcp: McpTestServer;
+let seeded: Seeded;
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  receiver = await startReceiver();
+  mcp = await startMcpTestServer();
+  seeded = await seedAccount(newEmail('pages'), receiver.url, mcp.url);
+});
+test.afterAll(async () => {
+  await receiver?.close();
+  await mcp?.close();
+});
+
+/** Every page of the console with the heading it shows, for an account that has data on each. */
+const pages = (s: Seeded): [string, string | RegExp][] => [
+  ['/console/', 'Overview'],
+  ['/console/keys', 'API keys'],
+  ['/console/personas', 'Personas'],
+  [`/console/personas/${s.personaId}`, 'Ava'],
+  ['/console/voices', 'Voices'],
+  ['/console/webhooks', 'Webhooks'],
+  [`/console/webhooks/${s.webhookId}`, 'seed hook'],
+  ['/console/workflows', 'Workflows'],
+  [`/console/workflows/${s.workflowId}?execution=${s.executionId}`, 'Opening hours'],
+  ['/console/sessions', 'Sessions'],
+  [`/console/sessions/${s.sessionId}`, `Session ${s.sessionId}`],
+  ['/console/marketplace', 'Marketplace'],
+  ['/console/marketplace?tab=installed', 'Marketplace'],
+  ['/console/marketplace?tab=publishing', 'Marketplace'],
+];
+
+async function settle(page: Page, heading: string | RegExp) {
+  await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
+  await expect(page.getByRole('status', { name: 'Loading' })).toHaveCount(0);
+}
+
+/** How far the page scrolls sideways, and the outermost elements reaching past the right edge. */
+async function overflow(page: Page): Promise<{ by: number; offenders: string[] }> {
+  return page.evaluate<{ by: number; offenders: string[] }>(`(() => {
+    const width = window.innerWidth;
+    const past = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > width + 1);
+    const outermost = past.filter((el) => !past.includes(el.parentElement));
+    return {
+      by: document.documentElement.scrollWidth - width,
+      offenders: outermost.slice(0, 5).map((el) => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ' ' + (el.textContent || '').slice(0, 40)),
+    };
+  })()`);
+}
+
+for (const width of [1280, 390]) {
+  test(`every page at ${width} px: renders its data, no sideways scrolling, no serious axe-core violation`, async ({
+    page,
+  }) => {
+    test.setTimeout(180_000);
+    await page.setViewportSize({ width, height: width > 800 ? 800 : 844 });
+    await signIn(page, seeded.email);
+    for (const [path, heading] of pages(seeded)) {
+      await page.goto(path);
+      await settle(page, heading);
+      const sideways = await overflow(page);
+      expect(
+        sideways.by,
+        `${path} scrolls sideways at ${width} px: ${sideways.offenders.join(' | ')}`,
+      ).toBeLessThanOrEqual(0);
+      await expectAccessible(page, `${path} at ${width} px`);
+    }
+    // the data is there: the session's transcript with its workflow action, the execution's node results
+    await page.goto(`/console/sessions/${seeded.sessionId}`);
+    await expect(page.getByTestId('action-workflow')).toContainText('Opening hours');
+    await expect(page.getByText('We are open nine to five, Monday to Friday.').first()).toBeVisible();
+    await expect(page.getByText('thanks, and do you ship abroad?', { exact: true })).toBeVisible();
+    await page.getByTestId('action-workflow').getByRole('link', { name: 'Opening hours' }).click();
+    await expect(page.getByTestId('execution')).toBeVisible();
+    await expect(page.getByTestId('workflow-graph').getByTestId('graph-node-say')).toBeVisible();
+  });
+}
+
+test('keyboard only at 390 px: sign in, open the menu, reach a page, create a key and close its dialog', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/console/');
+  await expect(page.getByLabel('Email')).toBeVisible();
+  await page.getByLabel('Email').focus();
+  await page.keyboard.type(newEmail('keyboard'));
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+
+  // Tab through the header to the menu button
+  const menu = page.getByRole('button', { name: 'Open navigation' });
+  for (
+    let i = 0;
+    i < 10 && !(await menu.evaluate((el) => el === (el.ownerDocument as any).activeElement));
+    i++
+  ) {
+    await page.keyboard.press('Tab');
+  }
+  await expect(menu).toBeFocused();
+  await page.keyboard.press('Enter');
+  const keysLink = page.getByRole('link', { name: 'API keys' });
+  await expect(keysLink).toBeVisible();
+  for (
+    let i = 0;
+    i < 20 && !(await keysLink.evaluate((el) => el === (el.ownerDocument as any).activeElement));
+    i++
+  ) {
+    await page.keyboard.press('Tab');
+  }
+  await expect(keysLink).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
+
+  const create = page.getByRole('button', { name: 'Create key' });
+  for (
+    let i = 0;
+    i < 20 && !(await create.evaluate((el) => el === (el.ownerDocument as any).activeElement));
+    i++
+  ) {
+    await page.keyboard.press('Tab');
+  }
+  await expect(create).toBeFocused();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: 'Create an API key' });
+  await expect(dialog.getByLabel('Name')).toBeFocused(); // focus moves into the dialog
+  await page.keyboard.type('keyboard key');
+  await page.keyboard.press('Enter');
+  const shown = page.getByRole('dialog', { name: 'Copy your new key now' });
+  await expect(shown.getByTestId('full-key')).toHaveText(/^pk_live_/);
+  await page.keyboard.press('Escape');
+  await expect(shown).toBeHidden();
+  await expect(page.getByRole('row', { name: /keyboard key/ })).toBeVisible();
+});

@@ -1,0 +1,131 @@
+import { expect } from '@playwright/test';
+import { completeManifest } from '../support/personas';
+import { api, apiKey, devToken, TEST_ADMIN_TOKEN } from './support';
+
+/** What an account made through the APIs holds, so every console page has something to show. */
+export interface Seeded {
+  email: string;
+  publisherId: string;
+  personaId: string;
+  workflowId: string;
+  executionId: string;
+  sessionId: string;
+  webhookId: string;
+  toolId: string;
+}
+
+const OK = (res: { status: number; body: unknown }, what: string) => {
+  if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as any;
+};
+
+/** A published persona through the console API and the operator's approval. */
+export async function publishedPersona(token: string, slug: string): Promise<string> {
+  const created = OK(
+    await api('POST', '/api/v1/developers/personas', { token, body: { manifest: completeManifest(slug) } }),
+    'persona',
+  );
+  const id = created.persona.id as string;
+  OK(await api('POST', `/api/v1/developers/personas/${id}/submit`, { token }), 'submit');
+  const decided = OK(
+    await api('POST', `/api/admin/personas/${id}/review`, {
+      token: TEST_ADMIN_TOKEN,
+      body: { decision: 'approve', notes: 'ok' },
+    }),
+    'review',
+  );
+  expect(decided.persona.status).toBe('published');
+  return id;
+}
+
+/** A marketplace tool of `publisher`, submitted and approved (its MCP endpoint must answer tools/list). */
+export async function publishedTool(
+  publisher: { id: string; name: string },
+  toolId: string,
+  mcpUrl: string,
+): Promise<void> {
+  const headers = { 'x-publisher-id': publisher.id, 'x-publisher-name': publisher.name };
+  OK(
+    await api('POST', '/api/marketplace/publisher/submit', {
+      headers,
+      body: {
+        type: 'tool',
+        manifest: {
+          id: toolId,
+          name: 'Sum Machine',
+          version: '1.0.0',
+          publisher,
+          description: {
+            short: 'Adds numbers for your agent',
+            long: 'Adds two numbers, exactly, every time.',
+          },
+          execution: { runtime: { type: 'mcp', version: '1' }, endpoint: mcpUrl, toolName: 'add' },
+          interface: { llmDescription: 'Adds two numbers' },
+          permissions: ['math:compute'],
+        },
+      },
+    }),
+    'marketplace submit',
+  );
+  OK(
+    await api('POST', `/api/admin/marketplace/items/${toolId}/review`, {
+      token: TEST_ADMIN_TOKEN,
+      body: { decision: 'approve' },
+    }),
+    'marketplace review',
+  );
+}
+
+/**
+ * An account with a published persona, a voice workflow and an execution, a session whose turns went
+ * to the workflow and to the model, a webhook with a delivery, and a published marketplace tool.
+ */
+export async function seedAccount(email: string, webhookUrl: string, mcpUrl: string): Promise<Seeded> {
+  const token = await devToken(email);
+  const me = OK(await api('GET', '/api/v1/developers/me', { token }), 'me');
+  const key = await apiKey(email, 'live');
+  const v2 = async (method: string, path: string, body?: unknown) =>
+    OK(await api(method, `/api/v2/developers${path}`, { token: key, body }), `${method} ${path}`).data;
+
+  const personaId = await publishedPersona(token, `seed-${Date.now().toString(36)}`);
+  const workflow = await v2('POST', '/workflows', {
+    name: 'Opening hours',
+    trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
+    nodes: [
+      { id: 'start', type: 'start' },
+      { id: 'say', type: 'speak', config: { text: 'We are open nine to five, Monday to Friday.' } },
+      { id: 'end', type: 'end' },
+    ],
+    edges: [
+      { sourceId: 'start', targetId: 'say' },
+      { sourceId: 'say', targetId: 'end' },
+    ],
+  });
+  const execution = await v2('POST', `/workflows/${workflow.id}/execute`, {});
+  const session = await v2('POST', '/sessions', { personaId, userId: 'caller-1' });
+  const byWorkflow = await v2('POST', `/sessions/${session.id}/turns`, {
+    text: 'what are your opening hours',
+  });
+  expect(byWorkflow.route).toBe('workflow');
+  await v2('POST', `/sessions/${session.id}/turns`, { text: 'thanks, and do you ship abroad?' });
+  await v2('POST', `/sessions/${session.id}/end`, {});
+  const webhook = await v2('POST', '/webhooks', {
+    name: 'seed hook',
+    url: webhookUrl,
+    events: ['session.ended'],
+  });
+  await v2('POST', `/webhooks/${webhook.id}/test`);
+
+  const toolId = `sum-${Date.now().toString(36)}`;
+  await publishedTool({ id: me.publisherId, name: email }, toolId, mcpUrl);
+  return {
+    email,
+    publisherId: me.publisherId,
+    personaId,
+    workflowId: workflow.id,
+    executionId: execution.id,
+    sessionId: session.id,
+    webhookId: webhook.id,
+    toolId,
+  };
+}
