@@ -234,7 +234,16 @@ async function main(): Promise<void> {
       [accountId, SESSIONS],
     );
     const sessionSeconds = (performance.now() - sessionsStarted) / 1000;
-    for (const table of ['api_call_minutes', 'api_call_days', 'sessions', 'session_days']) {
+    for (const table of [
+      'api_call_minutes',
+      'api_call_days',
+      'sessions',
+      'session_days',
+      'session_user_days',
+      'session_day_users',
+      'session_persona_days',
+      'session_users',
+    ]) {
       await pg.query(`vacuum analyze ${table}`);
     }
     const sizes = await pg.query(
@@ -246,7 +255,7 @@ async function main(): Promise<void> {
       `\n2. ${CALLS} API calls recorded in ${recordSeconds.toFixed(1)} s (flushes ${(flushMs / 1000).toFixed(1)} s: ${((CALLS / flushMs) * 1000).toFixed(0)} calls/s into ${s.minutes} minute rows and ${s.days} day rows)`,
     );
     console.log(
-      `   ${SESSIONS} sessions inserted in ${sessionSeconds.toFixed(1)} s (session_days trigger included: ${s.session_days} rows)`,
+      `   ${SESSIONS} sessions inserted in ${sessionSeconds.toFixed(1)} s (the rollup triggers included: ${s.session_days} persona-user-days)`,
     );
 
     // 3. the analytics API
