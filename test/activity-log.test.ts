@@ -554,6 +554,55 @@ describe('stats', () => {
     expect(rollup).toEqual({ measured: 2, sum: 1, stale: true });
   });
 
+  it('counts by user from whole weeks, whole days and the edge rows, exactly, through updates and deletes', async () => {
+    const own = (await newDeveloper(app, 'users')).liveKey;
+    const read = async (q: string) => (await api('GET', `/activities/stats?${q}`, undefined, own)).body.data;
+    // 2025-06-04 (Wed) 12:00 to 2025-06-25 (Wed) 12:00: edge rows on Jun 4 and 25, whole days Jun 5-8
+    // and Jun 23-24 from the daily rollup, the whole weeks of Jun 9 and Jun 16 from the weekly one
+    const window = 'from=2025-06-04T12:00:00Z&to=2025-06-25T12:00:00Z';
+    const at = [
+      ['u1', '2025-06-04T11:00:00Z'], // before the window
+      ['u1', '2025-06-04T13:00:00Z'],
+      ['u2', '2025-06-06T10:00:00Z'],
+      ['u1', '2025-06-10T10:00:00Z'],
+      ['u1', '2025-06-15T23:59:59Z'],
+      [undefined, '2025-06-18T10:00:00Z'],
+      ['u2', '2025-06-24T10:00:00Z'],
+      ['u2', '2025-06-25T12:00:00Z'], // the edge instant, inside
+      ['u3', '2025-06-25T12:00:01Z'], // after the window
+    ] as const;
+    const ids: string[] = [];
+    for (const [userId, occurredAt] of at) {
+      ids.push((await log({ type: 'visit', payload: {}, userId, occurredAt }, own)).id);
+    }
+    expect((await read(`${window}&groupBy=user`)).groups).toEqual([
+      { key: 'u1', count: 3 },
+      { key: 'u2', count: 3 },
+      { key: null, count: 1 },
+    ]);
+    expect(await read(`${window}&userId=u1`)).toMatchObject({ total: 3, groups: [{ key: 'all', count: 3 }] });
+
+    // moves and deletes keep the rollups exact: u1's week-of-Jun-9 activity moves to Jun 24, one of u2's goes
+    await api('PUT', `/activities/${ids[3]}`, { occurredAt: '2025-06-24T09:00:00Z' }, own);
+    await api('DELETE', `/activities/${ids[2]}`, undefined, own);
+    await api('PUT', `/activities/${ids[5]}`, { occurredAt: '2025-07-01T00:00:00Z' }, own);
+    expect((await read(`${window}&groupBy=user`)).groups).toEqual([
+      { key: 'u1', count: 3 },
+      { key: 'u2', count: 2 },
+    ]);
+    expect((await read(`${window}&userId=u2&groupBy=user`)).groups).toEqual([{ key: 'u2', count: 2 }]);
+    // the weekly rollup agrees with the rows
+    const [week] = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select sum(count)::int as n from activity_user_weeks
+          where account_id = (select account_id from activities where id = ?) and week = '2025-06-09'`,
+        [ids[0]],
+      );
+    expect(week.n).toBe(1);
+  });
+
   it('defaults to the last 30 days; an empty window has one empty "all" group, or no groups', async () => {
     const s = await stats('');
     expect(s.total).toBe(0);

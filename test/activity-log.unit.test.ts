@@ -13,6 +13,7 @@ import {
   toNumber,
   utcDate,
   wholeDays,
+  wholeWeeks,
 } from '../src/activity-log/rules';
 
 describe('metric paths', () => {
@@ -129,5 +130,28 @@ describe('whole days of a window', () => {
   it('is null when no whole day fits', () => {
     expect(wholeDays(d('2026-03-01T06:00:00Z'), d('2026-03-02T05:00:00Z'))).toBeNull();
     expect(wholeDays(d('2026-03-01T00:00:00Z'), d('2026-03-01T23:59:59.999Z'))).toBeNull();
+  });
+});
+
+describe('wholeWeeks', () => {
+  const d = (s: string) => new Date(`${s}T00:00:00Z`);
+  it('gives the Monday-to-Sunday weeks inside whole days, or null', () => {
+    // Thu Jun 5 to Tue Jun 24 2025: the weeks of Mon Jun 9 and Mon Jun 16
+    expect(wholeWeeks(d('2025-06-05'), d('2025-06-24'))).toEqual({
+      start: d('2025-06-09'),
+      end: d('2025-06-23'),
+    });
+    // starting and ending on Mondays: every week
+    expect(wholeWeeks(d('2025-06-09'), d('2025-06-23'))).toEqual({
+      start: d('2025-06-09'),
+      end: d('2025-06-23'),
+    });
+    // a Sunday start moves to the next day; less than a week is none
+    expect(wholeWeeks(d('2025-06-08'), d('2025-06-16'))).toEqual({
+      start: d('2025-06-09'),
+      end: d('2025-06-16'),
+    });
+    expect(wholeWeeks(d('2025-06-10'), d('2025-06-16'))).toBeNull();
+    expect(wholeWeeks(d('2025-06-09'), d('2025-06-15'))).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import type { ActivityStatsInput, StatsGroupBy } from './activities.schemas';
-import { parseMetricPath, statsWindow, toNumber, utcDate, wholeDays } from './rules';
+import { parseMetricPath, statsWindow, toNumber, utcDate, wholeDays, wholeWeeks } from './rules';
 
 /** The SQL key of each `groupBy` (the day is the UTC calendar day). */
 const GROUP_KEYS: Record<StatsGroupBy | 'all', string> = {
@@ -139,7 +139,40 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
     if (!kept || stale) days = null;
   }
   let source: { sql: string; params: unknown[] };
-  if (days) {
+  // Counts by user (groupBy=user, or a userId filter; no type filter, no metric): whole ISO weeks from
+  // `activity_user_weeks`, the other whole days from `activity_user_days`, the edges from the rows.
+  const userDays =
+    byUser && !segments && query.type === undefined && grouping !== 'type' && grouping !== 'day'
+      ? wholeDays(window.from, window.to)
+      : null;
+  if (userDays) {
+    const weeks = wholeWeeks(userDays.start, userDays.end);
+    const userKey = grouping === 'user' ? `nullif(user_key, '')` : GROUP_KEYS[grouping];
+    const userFilter = query.userId !== undefined ? ' and user_key = ?' : '';
+    const userParams = query.userId !== undefined ? [query.userId] : [];
+    const ranges: [string, string, Date, Date][] = weeks
+      ? [
+          ['activity_user_days', 'day', userDays.start, weeks.start],
+          ['activity_user_weeks', 'week', weeks.start, weeks.end],
+          ['activity_user_days', 'day', weeks.end, userDays.end],
+        ]
+      : [['activity_user_days', 'day', userDays.start, userDays.end]];
+    const parts: { sql: string; params: unknown[] }[] = ranges
+      .filter(([, , from, to]) => from.getTime() < to.getTime())
+      .map(([table, unit, from, to]) => ({
+        sql: `select ${userKey} as k, count as c from ${table}
+               where account_id = ? and environment = ? and ${unit} >= ?::date and ${unit} < ?::date and count > 0${userFilter}`,
+        params: [...ownerParams, utcDate(from), utcDate(to), ...userParams],
+      }));
+    parts.push(
+      rowsBetween('occurred_at >= ? and occurred_at < ?', [window.from, userDays.start]),
+      rowsBetween('occurred_at >= ? and occurred_at <= ?', [userDays.end, window.to]),
+    );
+    source = {
+      sql: parts.map((p) => p.sql).join(' union all '),
+      params: parts.flatMap((p) => p.params),
+    };
+  } else if (days) {
     const rollupKey = grouping === 'day' ? 'd.day' : grouping === 'type' ? 'd.type' : GROUP_KEYS[grouping];
     const head = rowsBetween('occurred_at >= ? and occurred_at < ?', [window.from, days.start]);
     const tail = rowsBetween('occurred_at >= ? and occurred_at <= ?', [days.end, window.to]);

@@ -73,5 +73,17 @@ export function wholeDays(from: Date, to: Date): { start: Date; end: Date } | nu
   return start.getTime() < end.getTime() ? { start, end } : null;
 }
 
+/**
+ * The whole ISO weeks (Monday to Sunday, UTC) inside `[start, end)` (UTC midnights): `[start, end)`
+ * at Mondays, or null when there is none.
+ */
+export function wholeWeeks(start: Date, end: Date): { start: Date; end: Date } | null {
+  const mondayAtOrAfter = (d: Date) => new Date(d.getTime() + ((8 - d.getUTCDay()) % 7) * DAY_MS);
+  const mondayAtOrBefore = (d: Date) => new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * DAY_MS);
+  const first = mondayAtOrAfter(start);
+  const last = mondayAtOrBefore(end);
+  return first.getTime() < last.getTime() ? { start: first, end: last } : null;
+}
+
 /** `YYYY-MM-DD` of a UTC midnight. */
 export const utcDate = (d: Date): string => d.toISOString().slice(0, 10);

@@ -9,6 +9,7 @@ import { Migration20261123200000Sessions } from './Migration20261123200000Sessio
 import { Migration20261124000000Marketplace } from './Migration20261124000000Marketplace';
 import { Migration20261124100000Analytics } from './Migration20261124100000Analytics';
 import { Migration20261124200000ActivityMetrics } from './Migration20261124200000ActivityMetrics';
+import { Migration20261124300000ActivityUserCounts } from './Migration20261124300000ActivityUserCounts';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124000000Marketplace', class: Migration20261124000000Marketplace },
   { name: 'Migration20261124100000Analytics', class: Migration20261124100000Analytics },
   { name: 'Migration20261124200000ActivityMetrics', class: Migration20261124200000ActivityMetrics },
+  { name: 'Migration20261124300000ActivityUserCounts', class: Migration20261124300000ActivityUserCounts },
 ];
