@@ -33,7 +33,8 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
     name,
     version: '1.0.0',
     publisher: { id: publisher['x-publisher-id'], name: publisher['x-publisher-name'] },
-    description: { short, long },
+    // "catalog": a word only this suite's items carry, so other suites' items in the run's database never show up
+    description: { short, long: `${long} Catalog suite.` },
     execution: { runtime: { type: 'mcp', version: '1' }, endpoint: mcp.url, toolName: 'add' },
     interface: { llmDescription: short },
     permissions: ['math:compute', 'history:read'],
@@ -196,13 +197,13 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
       verified: true,
       trustLevel: 'verified',
     });
-    const onlyVerified = await get('/browse/tools?verified=true');
+    const onlyVerified = await get('/browse/tools?q=catalog&verified=true');
     expect(onlyVerified.body.tools.map((t: { id: string }) => t.id).sort()).toEqual([
       'calendar-sync',
       'zed-notes',
     ]);
     expect(onlyVerified.body.tools[0]).toMatchObject({ verified: true, trustLevel: 'verified' });
-    const community = await get('/browse/tools?verified=false');
+    const community = await get('/browse/tools?q=catalog&verified=false');
     expect(community.body.tools.map((t: { id: string }) => t.id).sort()).toEqual([
       'rain-alerts',
       'weather-now',
@@ -210,7 +211,7 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
   });
 
   it('browse: approved items only, full-text search ranked by relevance, publisher filter, sorts and pages', async () => {
-    const all = await get('/browse/tools');
+    const all = await get('/browse/tools?q=catalog');
     expect(all.status).toBe(200);
     expect(all.body.totalCount).toBe(4);
     expect(all.body.tools.map((t: { id: string }) => t.id)).not.toEqual(
@@ -253,21 +254,21 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
     expect(
       (await get('/browse/tools?q=weather&sort=name')).body.tools.map((t: { id: string }) => t.id),
     ).toEqual(['rain-alerts', 'weather-now', 'zed-notes']);
-    const recent = await get('/browse/tools?sort=recent');
+    const recent = await get('/browse/tools?q=catalog&sort=recent');
     expect(recent.body.tools.map((t: { id: string }) => t.id)).toEqual([
       'zed-notes',
       'calendar-sync',
       'rain-alerts',
       'weather-now',
     ]);
-    const page = await get('/browse/tools?sort=name&limit=2&offset=1');
+    const page = await get('/browse/tools?q=catalog&sort=name&limit=2&offset=1');
     expect(page.body).toMatchObject({ totalCount: 4 });
     expect(page.body.tools.map((t: { id: string }) => t.id)).toEqual(['rain-alerts', 'weather-now']);
-    expect((await get('/browse/tools?sort=name&limit=2&offset=10')).body).toEqual({
+    expect((await get('/browse/tools?q=catalog&sort=name&limit=2&offset=10')).body).toEqual({
       tools: [],
       totalCount: 4,
     });
-    expect((await get('/browse/agents')).body).toEqual({ agents: [], totalCount: 0 });
+    expect((await get('/browse/agents?q=catalog')).body).toEqual({ agents: [], totalCount: 0 });
 
     const bad = await get('/browse/tools?sort=best&limit=0&verified=maybe&extra=1');
     expect(bad.status).toBe(400);
@@ -291,7 +292,7 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
         version: '1.0.0',
         description: {
           short: 'Current weather for any city',
-          long: 'Forecasts, temperature and rain for cities worldwide.',
+          long: 'Forecasts, temperature and rain for cities worldwide. Catalog suite.',
         },
         publisher: { id: 'pub_cat_acme', name: 'Acme Catalog' },
         execution: { runtime: { type: 'mcp', version: '1' }, toolName: 'add', executable: true },
@@ -437,7 +438,9 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
       }),
     ]);
     expect((await get('/browse/tools/weather-now')).body.tool.activeInstalls).toBe(1);
-    expect((await get('/browse/tools?sort=popular')).body.tools[0].id).toMatch(/weather-now|rain-alerts/);
+    expect((await get('/browse/tools?q=catalog&sort=popular')).body.tools[0].id).toMatch(
+      /weather-now|rain-alerts/,
+    );
 
     const id = first.body.installation.id;
     expect(
