@@ -28,7 +28,7 @@ const MARKETPLACE_OWNER: Owner = { accountId: MARKETPLACE_ACCOUNT_ID, environmen
 async function installedAgent(ctx: AppContext, itemId: string, userId: string) {
   const knex = ctx.orm.em.getConnection().getKnex();
   const item = await itemForUser(knex, itemId, userId);
-  if (!item || item.type !== 'agent' || item.status === 'pending_review' || item.status === 'rejected') {
+  if (item?.type !== 'agent' || item.status === 'pending_review' || item.status === 'rejected') {
     throw notFound('Agent');
   }
   if (isGone(item)) {
