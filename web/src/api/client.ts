@@ -18,9 +18,17 @@ export interface Account {
   plan: string;
 }
 let account: Account | null = null;
+let accountWaiters: ((value: Account) => void)[] = [];
 export const setAccount = (value: Account | null) => {
   account = value;
+  if (value) {
+    for (const resolve of accountWaiters) resolve(value);
+    accountWaiters = [];
+  }
 };
+/** The account once GET /me answered (pages render before it; only platform and marketplace calls wait). */
+const accountReady = (): Promise<Account> =>
+  account ? Promise.resolve(account) : new Promise((resolve) => accountWaiters.push(resolve));
 
 /**
  * The platform API (/api/v2) takes API keys, not ID tokens. The console makes one key per
@@ -41,7 +49,8 @@ interface HeldKey {
   fullKey: string;
 }
 
-const keyStorageName = (env: Environment) => `vp.console.key.${account?.publisherId ?? 'unknown'}.${env}`;
+const keyStorageName = (env: Environment, of = account) =>
+  `vp.console.key.${of?.publisherId ?? 'unknown'}.${env}`;
 
 export function heldConsoleKeyIds(): string[] {
   return (['live', 'test'] as const)
@@ -53,6 +62,7 @@ export function heldConsoleKeyIds(): string[] {
 const creating = new Map<Environment, Promise<HeldKey>>();
 
 async function platformKey(env: Environment): Promise<HeldKey> {
+  await accountReady();
   const raw = localStorage.getItem(keyStorageName(env));
   if (raw) return JSON.parse(raw) as HeldKey;
   let pending = creating.get(env);
@@ -79,6 +89,7 @@ export async function signOut(): Promise<void> {
     ),
   );
   for (const env of ['live', 'test'] as const) localStorage.removeItem(keyStorageName(env));
+  setAccount(null);
   endSession();
 }
 
@@ -91,11 +102,10 @@ async function authorized(request: Request): Promise<Request> {
     // identity headers, as the authenticating gateway in front of /api/marketplace sets them
     const session = currentSession();
     if (session) headers.set('Authorization', `Bearer ${session.idToken}`);
-    if (account) {
-      headers.set('x-user-id', account.publisherId);
-      headers.set('x-publisher-id', account.publisherId);
-      headers.set('x-publisher-name', account.email ?? account.publisherId);
-    }
+    const { publisherId, email } = await accountReady();
+    headers.set('x-user-id', publisherId);
+    headers.set('x-publisher-id', publisherId);
+    headers.set('x-publisher-name', email ?? publisherId);
   } else {
     const session = currentSession();
     if (session) headers.set('Authorization', `Bearer ${session.idToken}`);

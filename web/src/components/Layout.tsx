@@ -112,13 +112,10 @@ export function Layout() {
       </AppShell.Navbar>
       <AppShell.Main>
         {me.error ? <ErrorAlert error={me.error} title="Your account did not load" /> : null}
-        {me.data ? (
-          <Suspense fallback={<PageLoader />}>
-            <Outlet />
-          </Suspense>
-        ) : me.isPending ? (
-          <PageLoader />
-        ) : null}
+        {/* pages render at once; their platform and marketplace calls wait for the account */}
+        <Suspense fallback={<PageLoader />}>
+          <Outlet />
+        </Suspense>
       </AppShell.Main>
     </AppShell>
   );

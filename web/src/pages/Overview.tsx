@@ -104,6 +104,14 @@ export default function OverviewPage() {
 
   return (
     <>
+      {/* render the chart (hidden) at once, so its code loads alongside the figures, not after them */}
+      {usage.data ? null : (
+        <Suspense fallback={null}>
+          <div hidden>
+            <UsageChart usage={[]} />
+          </div>
+        </Suspense>
+      )}
       <PageHeader
         title="Overview"
         description={`Your platform traffic in the ${environment} environment, from recorded API calls and sessions.`}
