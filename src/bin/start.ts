@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createApp } from '../app/app';
 import {
   buildContext,
@@ -7,7 +10,8 @@ import {
   resolveDependencies,
   startWorker,
 } from '../app/runtime';
-import { createLogger, resolveLogFormat } from '../logging/logger';
+import { consoleDir } from '../console-web/serve';
+import { createLogger, type Logger, resolveLogFormat } from '../logging/logger';
 import { loadConfigOrExit } from './config';
 
 /** Development: API + worker in one process, with embedded dependencies when none are configured. */
@@ -20,6 +24,7 @@ async function main(): Promise<void> {
   const ctx = await buildContext(config, logger, deps, { migrate: true, registerSearchAttributes: true });
   // embedded PGlite serves one connection: the dispatcher then polls instead of LISTENing
   const worker = await startWorker(ctx, deps.temporalAddress, { listen: deps.poolMax > 1 });
+  buildConsoleIfMissing(logger);
   const { app } = createApp(ctx);
   const server = await listen(app, config.host, config.port);
 
@@ -31,6 +36,7 @@ async function main(): Promise<void> {
     [
       '',
       `  API             ${apiUrl}`,
+      `  Console         ${apiUrl}/console`,
       `  Docs            ${apiUrl}/docs`,
       `  Temporal Web UI ${deps.temporalUiUrl ?? '(external Temporal: see your cluster UI)'}`,
       `  Console token   npm run token -- you@example.com`,
@@ -45,6 +51,16 @@ async function main(): Promise<void> {
     await ctx.close();
     await deps.stop();
   });
+}
+
+/** The web console is built once (`npm run build:web`, about 10 s) when no build is there yet. */
+function buildConsoleIfMissing(logger: Logger): void {
+  if (fs.existsSync(path.join(consoleDir(), 'index.html'))) return;
+  logger.info('building the web console (first start; `npm run build:web` rebuilds it)');
+  const result = spawnSync('npm', ['run', '-s', 'build:web'], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    logger.warn('the web console did not build: /console explains how to build it; the API runs without it');
+  }
 }
 
 main().catch((error) => {
