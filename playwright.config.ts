@@ -18,9 +18,8 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: process.env.CI
-    ? [['list'], ['json', { outputFile: 'test-results/browser/results.json' }]]
-    : 'list',
+  // the JSON report is what .ci/run counts
+  reporter: [['list'], ['json', { outputFile: 'test-results/browser/results.json' }]],
   use: {
     ...devices['Desktop Chrome'],
     viewport: { width: 1280, height: 800 },

@@ -13,8 +13,16 @@ const queryClient = new QueryClient({
     queries: {
       staleTime: 5_000,
       refetchOnWindowFocus: false,
-      // a 4xx will not get better by asking again
-      retry: (count, error) => !(error instanceof ApiCallError && error.status < 500) && count < 2,
+      // a 4xx will not get better by asking again, except a rate limit: once, after its Retry-After
+      retry: (count, error) => {
+        if (error instanceof ApiCallError && error.status === 429)
+          return count < 1 && (error.retryAfter ?? 60) <= 30;
+        return !(error instanceof ApiCallError && error.status < 500) && count < 2;
+      },
+      retryDelay: (count, error) =>
+        error instanceof ApiCallError && error.retryAfter !== null
+          ? error.retryAfter * 1000
+          : Math.min(1000 * 2 ** count, 8000),
     },
   },
 });

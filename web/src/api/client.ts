@@ -18,17 +18,24 @@ export interface Account {
   plan: string;
 }
 let account: Account | null = null;
-let accountWaiters: ((value: Account) => void)[] = [];
+let accountWaiters: { resolve(value: Account): void; reject(error: unknown): void }[] = [];
 export const setAccount = (value: Account | null) => {
   account = value;
   if (value) {
-    for (const resolve of accountWaiters) resolve(value);
+    for (const waiter of accountWaiters) waiter.resolve(value);
     accountWaiters = [];
   }
 };
+/** GET /me failed: the calls waiting for the account fail with its error (they are retried with it). */
+export const accountFailed = (error: unknown) => {
+  for (const waiter of accountWaiters) waiter.reject(error);
+  accountWaiters = [];
+};
 /** The account once GET /me answered (pages render before it; only platform and marketplace calls wait). */
 const accountReady = (): Promise<Account> =>
-  account ? Promise.resolve(account) : new Promise((resolve) => accountWaiters.push(resolve));
+  account
+    ? Promise.resolve(account)
+    : new Promise((resolve, reject) => accountWaiters.push({ resolve, reject }));
 
 /**
  * The platform API (/api/v2) takes API keys, not ID tokens. The console makes one key per
@@ -146,6 +153,8 @@ export class ApiCallError extends Error {
   constructor(
     body: unknown,
     readonly status: number,
+    /** Seconds to wait before asking again (429 and 503 answers carry `Retry-After`). */
+    readonly retryAfter: number | null = null,
   ) {
     const b = (body ?? {}) as ErrorBody;
     super(b.error ?? `Request failed (HTTP ${status})`);
@@ -157,7 +166,12 @@ export class ApiCallError extends Error {
 /** The data of an openapi-fetch result, or its error body thrown as an ApiCallError. */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined && result.response.ok) return result.data;
-  throw new ApiCallError(result.error, result.response.status);
+  const retryAfter = Number(result.response.headers.get('Retry-After'));
+  throw new ApiCallError(
+    result.error,
+    result.response.status,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+  );
 }
 
 /** A message for any error, for alerts. */

@@ -13,7 +13,15 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Suspense, useEffect } from 'react';
 import { Outlet, NavLink as RouterLink, useLocation, useNavigate } from 'react-router';
-import { api, type Environment, environmentStore, setAccount, signOut, unwrap } from '../api/client';
+import {
+  accountFailed,
+  api,
+  type Environment,
+  environmentStore,
+  setAccount,
+  signOut,
+  unwrap,
+} from '../api/client';
 import { useStoredValue } from '../store';
 import { ErrorAlert, PageLoader } from './ui';
 
@@ -40,6 +48,7 @@ export function Layout() {
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/me')),
   });
   if (me.data) setAccount(me.data);
+  else if (me.error) accountFailed(me.error);
 
   // close the phone menu after navigating
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
@@ -111,7 +120,14 @@ export function Layout() {
         </Stack>
       </AppShell.Navbar>
       <AppShell.Main>
-        {me.error ? <ErrorAlert error={me.error} title="Your account did not load" /> : null}
+        {me.error && !me.data ? (
+          <>
+            <ErrorAlert error={me.error} title="Your account did not load" />
+            <Button mb="md" variant="default" onClick={() => queryClient.invalidateQueries()}>
+              Try again
+            </Button>
+          </>
+        ) : null}
         {/* pages render at once; their platform and marketplace calls wait for the account */}
         <Suspense fallback={<PageLoader />}>
           <Outlet />
