@@ -41,9 +41,16 @@ test('sign in with the OIDC provider: authorization code with PKCE, then the con
   request,
 }) => {
   const config = await (await request.get(`${app.baseUrl}/console/config.json`)).json();
-  expect(config.auth).toEqual({ mode: 'oidc', issuer: idp.issuer.url, clientId: CLIENT_ID, scope: 'openid email profile' });
+  expect(config.auth).toEqual({
+    mode: 'oidc',
+    issuer: idp.issuer.url,
+    clientId: CLIENT_ID,
+    scope: 'openid email profile',
+  });
   // the local identity provider is off when an OIDC provider is configured
-  const devToken = await request.post(`${app.baseUrl}/console/auth/dev-token`, { data: { email: 'x@example.com' } });
+  const devToken = await request.post(`${app.baseUrl}/console/auth/dev-token`, {
+    data: { email: 'x@example.com' },
+  });
   expect(devToken.status()).toBe(404);
 
   await page.goto(`${app.baseUrl}/console/keys`);
@@ -70,7 +77,10 @@ test('sign in with the OIDC provider: authorization code with PKCE, then the con
   // the ID token is what the console API accepts: create a key through the page
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.getByRole('dialog', { name: 'Create an API key' }).getByLabel('Name').fill('oidc key');
-  await page.getByRole('dialog', { name: 'Create an API key' }).getByRole('button', { name: 'Create key' }).click();
+  await page
+    .getByRole('dialog', { name: 'Create an API key' })
+    .getByRole('button', { name: 'Create key' })
+    .click();
   await expect(page.getByTestId('full-key')).toHaveText(/^pk_live_/);
 });
 
