@@ -77,6 +77,11 @@ for (const width of [1280, 390]) {
     await expect(page.getByTestId('action-workflow')).toContainText('Opening hours');
     await expect(page.getByText('We are open nine to five, Monday to Friday.').first()).toBeVisible();
     await expect(page.getByText('thanks, and do you ship abroad?', { exact: true })).toBeVisible();
+    const tool = page.getByTestId('action-tool');
+    await expect(tool).toContainText('orders__add');
+    await expect(tool).toContainText('arguments: {"a":2,"b":3}');
+    await expect(tool).toContainText('result: {"sum":5}');
+    await expect(page.getByText('Two plus three is five.')).toBeVisible();
     await page.getByTestId('action-workflow').getByRole('link', { name: 'Opening hours' }).click();
     await expect(page.getByTestId('execution')).toBeVisible();
     await expect(page.getByTestId('workflow-graph').getByTestId('graph-node-say')).toBeVisible();

@@ -19,6 +19,15 @@ const OK = (res: { status: number; body: unknown }, what: string) => {
   return res.body as any;
 };
 
+/** The next model completion asks for `calls`, the one after answers `reply` (see global-setup.ts). */
+export async function scriptLlm(calls: { name: string; arguments: unknown }[], reply: string): Promise<void> {
+  const res = await fetch(process.env.VP_BROWSER_LLM_CONTROL!, {
+    method: 'POST',
+    body: JSON.stringify({ calls, reply }),
+  });
+  if (res.status !== 204) throw new Error(`LLM control: ${res.status}`);
+}
+
 /** A published persona through the console API and the operator's approval. */
 export async function publishedPersona(token: string, slug: string): Promise<string> {
   const created = OK(
@@ -117,6 +126,11 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
   });
   expect(byWorkflow.route).toBe('workflow');
   await v2('POST', `/sessions/${session.id}/turns`, { text: 'thanks, and do you ship abroad?' });
+  // a turn where the model calls a tool of a registered MCP server
+  await v2('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcpUrl });
+  await scriptLlm([{ name: 'orders__add', arguments: { a: 2, b: 3 } }], 'Two plus three is five.');
+  const byTool = await v2('POST', `/sessions/${session.id}/turns`, { text: 'add two and three please' });
+  expect(byTool.actions[0]).toMatchObject({ type: 'tool', tool: 'orders__add', success: true });
   await v2('POST', `/sessions/${session.id}/end`, {});
   const webhook = await v2('POST', '/webhooks', {
     name: 'seed hook',
