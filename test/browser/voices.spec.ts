@@ -26,7 +26,11 @@ test('filter voices and play a preview in the page (the audio loads with a durat
   const duration = await audio.evaluate(
     (el) =>
       new Promise<number>((resolve, reject) => {
-        const media = el as unknown as { readyState: number; duration: number; addEventListener: Function };
+        const media = el as unknown as {
+          readyState: number;
+          duration: number;
+          addEventListener(type: string, listener: () => void): void;
+        };
         if (media.readyState >= 1) resolve(media.duration);
         media.addEventListener('loadedmetadata', () => resolve(media.duration));
         media.addEventListener('error', () => reject(new Error('the preview audio did not load')));
