@@ -55,7 +55,7 @@ describe('web console serving', () => {
       AUTH_JWKS_URL: 'https://login.example.com/.well-known/jwks.json',
     });
     try {
-      const config = await (await fetch(`${oidc.baseUrl}/console/config.json`)).json();
+      const config = (await (await fetch(`${oidc.baseUrl}/console/config.json`)).json()) as { auth: unknown };
       expect(config.auth).toEqual({
         mode: 'oidc',
         issuer: 'https://login.example.com/',
