@@ -9,13 +9,11 @@ test('filter voices and play a preview in the page (the audio loads with a durat
   await expect(page.getByTestId('voice-espeak-en-us-aria')).toBeVisible();
   await expectAccessible(page, 'voices');
 
-  await page.getByRole('combobox', { name: 'Gender' }).click();
-  await page.getByRole('option', { name: 'male', exact: true }).click();
+  await page.getByRole('combobox', { name: 'Gender' }).selectOption('male');
   await expect(page.getByTestId('voice-espeak-en-us-miles')).toBeVisible();
   await expect(page.getByTestId('voice-espeak-en-us-aria')).toHaveCount(0);
   await expect(page.locator('article').getByText(/^(female|neutral)$/)).toHaveCount(0);
-  await page.getByRole('combobox', { name: 'Gender' }).click();
-  await page.getByRole('option', { name: 'female' }).click();
+  await page.getByRole('combobox', { name: 'Gender' }).selectOption('female');
 
   const card = page.getByTestId('voice-espeak-en-us-aria');
   await card.getByLabel('Preview text for Aria').fill('Hello from the console test.');

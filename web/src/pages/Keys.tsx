@@ -6,7 +6,7 @@ import {
   CopyButton,
   Group,
   Modal,
-  Select,
+  NativeSelect,
   Stack,
   Table,
   Text,
@@ -196,15 +196,14 @@ function CreateKeyModal(props: { opened: boolean; onClose(): void; onCreated(key
             onChange={(e) => setName(e.currentTarget.value)}
             data-autofocus
           />
-          <Select
+          <NativeSelect
             label="Environment"
             data={[
               { value: 'live', label: 'Live (pk_live_)' },
               { value: 'test', label: 'Test (pk_test_)' },
             ]}
             value={environment}
-            onChange={(value) => setEnvironment((value as 'live' | 'test') ?? 'live')}
-            allowDeselect={false}
+            onChange={(e) => setEnvironment(e.currentTarget.value as 'live' | 'test')}
           />
           <ErrorAlert error={create.error} title="The key was not created" />
           <Group justify="flex-end">

@@ -1,4 +1,15 @@
-import { Badge, Button, Card, Group, Select, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  NativeSelect,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  Title,
+} from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
@@ -44,31 +55,25 @@ export default function VoicesPage() {
         description="Voices a persona can speak with (voice.provider and voice.voice_id)."
       />
       <Group mb="md" gap="sm" align="flex-end">
-        <Select
+        <NativeSelect
           label="Gender"
-          placeholder="Any"
-          clearable
-          data={['female', 'male', 'neutral']}
-          value={gender}
-          onChange={(v) => setGender(v as Gender | null)}
+          data={[{ value: '', label: 'Any' }, 'female', 'male', 'neutral']}
+          value={gender ?? ''}
+          onChange={(e) => setGender((e.currentTarget.value || null) as Gender | null)}
           w={160}
         />
-        <Select
+        <NativeSelect
           label="Category"
-          placeholder="Any"
-          clearable
-          data={options(all.data?.map((v) => v.category) ?? [])}
-          value={category}
-          onChange={setCategory}
+          data={[{ value: '', label: 'Any' }, ...options(all.data?.map((v) => v.category) ?? [])]}
+          value={category ?? ''}
+          onChange={(e) => setCategory(e.currentTarget.value || null)}
           w={180}
         />
-        <Select
+        <NativeSelect
           label="Language"
-          placeholder="Any"
-          clearable
-          data={options(all.data?.map((v) => v.language) ?? [])}
-          value={language}
-          onChange={setLanguage}
+          data={[{ value: '', label: 'Any' }, ...options(all.data?.map((v) => v.language) ?? [])]}
+          value={language ?? ''}
+          onChange={(e) => setLanguage(e.currentTarget.value || null)}
           w={140}
         />
       </Group>
