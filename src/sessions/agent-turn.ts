@@ -256,7 +256,6 @@ export async function runAgentTool(
     owner = ownerOf(loaded);
     caller = callerOf(loaded);
   }
-  const session = { id: input.sessionId };
   const offered = input.tools.find((t) => t.name === input.call.function.name);
   const refused = (error: string, toolId = 'unknown'): { action: TurnAction; content: string } => ({
     action: {
@@ -289,7 +288,7 @@ export async function runAgentTool(
     });
     if (!tool) return refused('The tool no longer exists', offered.ref.toolId);
     try {
-      const result = await executeTool(ctx, owner, tool, args, session.id);
+      const result = await executeTool(ctx, owner, tool, args, input.sessionId);
       return {
         action: { type: 'tool', tool: offered.name, toolId: tool.id, arguments: args, ...result },
         content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
@@ -311,7 +310,7 @@ export async function runAgentTool(
     const result = await runWithToolEvents(
       ctx,
       owner,
-      { sessionId: session.id, toolId, toolName: offered.name },
+      { sessionId: input.sessionId, toolId, toolName: offered.name },
       args,
       async () => {
         const run = await executeInstalledTool(ctx, {
@@ -332,8 +331,12 @@ export async function runAgentTool(
     };
   }
   const { serverId, toolName } = offered.ref;
-  const result = await runWithToolEvents(ctx, owner, { sessionId: session.id, toolId, toolName }, args, () =>
-    callMcpTool(ctx, owner, { serverId, toolName, arguments: args }),
+  const result = await runWithToolEvents(
+    ctx,
+    owner,
+    { sessionId: input.sessionId, toolId, toolName },
+    args,
+    () => callMcpTool(ctx, owner, { serverId, toolName, arguments: args }),
   );
   return {
     action: { type: 'tool', tool: offered.name, toolId, arguments: args, ...result },

@@ -43,18 +43,19 @@ async function installedAgent(ctx: AppContext, itemId: string, userId: string) {
 /** The published persona of an agent version (created once; ids derived from item and version). */
 async function agentPersona(em: EntityManager, itemId: string, version: string, manifest: AgentManifest) {
   const id = derivedId('persona', 'marketplace', itemId, version);
-  const connection = em.getConnection();
-  await connection.execute(
-    `insert into accounts (id, issuer, subject, email, plan, created_at, updated_at)
-     values (?, 'urn:voice-platform:marketplace', 'agents', null, 'enterprise', now(), now()) on conflict do nothing`,
-    [MARKETPLACE_ACCOUNT_ID],
-  );
-  await connection.execute(
-    `insert into personas (id, account_id, status, manifest, slug, name, tagline, category, version, submissions,
+  // one statement: the marketplace's account (once) and the persona (once per item version)
+  await em.getConnection().execute(
+    `with account as (
+       insert into accounts (id, issuer, subject, email, plan, created_at, updated_at)
+       values (?, 'urn:voice-platform:marketplace', 'agents', null, 'enterprise', now(), now())
+       on conflict do nothing
+     )
+     insert into personas (id, account_id, status, manifest, slug, name, tagline, category, version, submissions,
        submitted_at, published_at, created_at, updated_at)
      values (?, ?, 'published', ?::jsonb, null, ?, ?, 'marketplace', 1, 0, now(), now(), now(), now())
      on conflict (id) do nothing`,
     [
+      MARKETPLACE_ACCOUNT_ID,
       id,
       MARKETPLACE_ACCOUNT_ID,
       JSON.stringify(manifest.persona),
