@@ -66,6 +66,7 @@ describe('voice sessions', () => {
   let closeApp: () => Promise<void>;
   let llm: LlmDouble;
   let mcp: McpTestServer;
+  let serverId: string;
   let dev: Developer;
   let published: string;
   let draft: string;
@@ -97,6 +98,7 @@ describe('voice sessions', () => {
       endpoint: mcp.url,
     });
     expect(server.status).toBe(201);
+    serverId = server.body.data.id;
     const wf = await live('POST', '/workflows', {
       name: 'Opening hours',
       trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
@@ -166,7 +168,71 @@ describe('voice sessions', () => {
     const executionId = turn.actions[0].executionId;
     const execution = await live('GET', `/workflows/${turn.actions[0].workflowId}/executions/${executionId}`);
     expect(execution.body.data).toMatchObject({ status: 'completed', sessionId: id });
+    expect(execution.body.data.steps.map((s: { nodeId: string }) => s.nodeId)).toEqual([
+      'start',
+      'say',
+      'end',
+    ]);
     expect(llm.requests).toHaveLength(0);
+    // a speak-only graph runs while planning: the same events as any execution, with the session id
+    const [started] = await eventsOf(app, 'workflow.started', executionId);
+    expect(started.data).toMatchObject({ executionId, sessionId: id, input: { sessionId: id } });
+    const steps = await eventsOf(app, 'workflow.step.completed', executionId);
+    expect(steps.map((e) => e.data.nodeId).sort()).toEqual(['end', 'say', 'start']);
+    const [completed] = await eventsOf(app, 'workflow.completed', executionId);
+    expect(completed.data).toMatchObject({
+      executionId,
+      sessionId: id,
+      status: 'completed',
+      stepsExecuted: 3,
+    });
+  });
+
+  it('a voice command with a tool step runs its graph in the session workflow, step by step', async () => {
+    const created = await live('POST', '/workflows', {
+      name: 'Order status',
+      trigger: { type: 'voice_command', config: { command: 'check order status' } },
+      nodes: [
+        { id: 'start', type: 'start' },
+        {
+          id: 'lookup',
+          type: 'mcp_call',
+          config: { serverId, toolName: 'lookup_order', arguments: { orderId: 'B-7' } },
+        },
+        {
+          id: 'say',
+          type: 'speak',
+          config: { text: 'Order {{lookup.result.orderId}} is {{lookup.result.status}}.' },
+        },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { sourceId: 'start', targetId: 'lookup' },
+        { sourceId: 'lookup', targetId: 'say' },
+        { sourceId: 'say', targetId: 'end' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    try {
+      const id = await start('caller-order-status');
+      const turn = await say(id, 'Check order status please');
+      expect(turn).toMatchObject({
+        route: 'workflow',
+        reply: { text: 'Order B-7 is shipped.' },
+        actions: [{ type: 'workflow', workflowName: 'Order status', status: 'completed' }],
+        error: null,
+      });
+      const executionId = turn.actions[0].executionId;
+      const execution = await live('GET', `/workflows/${created.body.data.id}/executions/${executionId}`);
+      expect(execution.body.data).toMatchObject({ status: 'completed', sessionId: id });
+      const steps = await eventsOf(app, 'workflow.step.completed', executionId);
+      expect(steps.map((e) => e.data.nodeId).sort()).toEqual(['end', 'lookup', 'say', 'start']);
+      const history = await app.ctx.temporal.workflow.getHandle(id).fetchHistory();
+      const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
+      expect(markers).toBeGreaterThanOrEqual(3); // plan, the tool, the progress and the finish
+    } finally {
+      await live('DELETE', `/workflows/${created.body.data.id}`);
+    }
   });
 
   it('the model calls an MCP tool with arguments; the result goes back to it; tool events carry the session id', async () => {

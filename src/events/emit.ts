@@ -50,7 +50,10 @@ export function eventRecord(input: EmitEventInput & { id?: string; at?: Date }) 
  */
 export function emitEvent(
   em: EntityManager,
-  input: EmitEventInput & { /** A derived id makes a retried emission insert nothing twice. */ id?: string },
+  input: EmitEventInput & {
+    /** A derived id makes a retried emission insert nothing twice. */ id?: string;
+    /** When it happened (default now). */ at?: Date;
+  },
 ): { event: Event; envelope: EventEnvelope } {
   const record = eventRecord(input);
   const event = em.create(Event, {

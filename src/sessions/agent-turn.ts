@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreContext } from '../app/context';
 import { derivedId } from '../common/ids';
 import type { Owner } from '../common/owner';
@@ -8,8 +9,9 @@ import { TIERS, type Tier } from '../marketplace/items/statuses';
 import type { PersonaManifest } from '../personas/manifest';
 import { callMcpTool, executeTool, runWithToolEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
-import { recordExecutionStart } from '../workflows/execution-store';
+import { recordExecutionStart, recordFinishedExecution } from '../workflows/execution-store';
 import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
+import { interpretGraph } from '../workflows/interpreter';
 import { matchCommand, normalizeUtterance } from '../workflows/matching';
 import { voiceCommands } from '../workflows/voice-commands';
 import { WorkflowExecution } from '../workflows/workflow.entity';
@@ -86,6 +88,63 @@ export function outOfScopeTopic(text: string, topics: string[] | undefined): str
   });
 }
 
+/** Nodes the interpreter computes itself; a graph of only these has no side effect to wait for. */
+const PURE_NODE_TYPES: ReadonlySet<string> = new Set(['start', 'speak', 'condition', 'end']);
+const isPureGraph = (graph: WorkflowExecution['definition']) =>
+  graph.nodes.every((n) => PURE_NODE_TYPES.has(n.type));
+
+/**
+ * A voice command whose graph has no side effect (speak, condition): interpreted at once, the finished
+ * execution (with `workflow.started`, step and final events) and the turn recorded in one
+ * transaction. Retried after a crash, it finds the execution recorded and answers from it. The reply
+ * and the error read as those of a command the session's workflow runs (workflows/voice-session.ts).
+ */
+async function runPureCommand(
+  em: EntityManager,
+  execution: WorkflowExecution,
+  isNew: boolean,
+  turn: { sessionId: string; index: number; text: string; workflowName: string; started: number },
+): Promise<TurnRecord> {
+  if (isNew) {
+    const trace = await interpretGraph(execution.definition, execution.input, {
+      now: () => Date.now(),
+      callTool: () => Promise.reject(new Error('not a pure graph')),
+      prompt: () => Promise.reject(new Error('not a pure graph')),
+    });
+    recordFinishedExecution(em, execution, trace);
+  }
+  const failed = execution.status !== 'completed';
+  const speech = execution.output?.speech ?? [];
+  const record: TurnRecord = {
+    index: turn.index,
+    text: turn.text,
+    reply: {
+      text: failed
+        ? `Sorry, I couldn't finish "${turn.workflowName}" this time.`
+        : speech.join(' ') || `Done: ${turn.workflowName}.`,
+    },
+    route: 'workflow',
+    actions: [
+      {
+        type: 'workflow',
+        workflowId: execution.workflowId,
+        workflowName: turn.workflowName,
+        executionId: execution.id,
+        status: failed ? 'failed' : 'completed',
+        durationMs: execution.durationMs ?? 0,
+      },
+    ],
+    error: failed
+      ? `Workflow ${turn.workflowName} failed: Node ${execution.error?.nodeId} failed: ${execution.error?.message}`
+      : null,
+    latencyMs: Math.max(0, Date.now() - turn.started),
+  };
+  return em.transactional(async (tem) => {
+    await tem.flush();
+    return insertTurn(tem, { sessionId: turn.sessionId, ...record });
+  });
+}
+
 /**
  * Decides how the agent answers, in order: an out-of-scope topic → a polite refusal (no model, no
  * tool); a `voice_command` workflow whose command matches → run it (its execution row committed here,
@@ -131,9 +190,10 @@ export async function planTurn(
   if (match.kind === 'match') {
     const workflow = match.best.item;
     const id = derivedId('exec', session.id, String(input.index));
-    let execution = await em.findOne(WorkflowExecution, { id });
-    if (!execution) {
-      execution = em.create(
+    const found = await em.findOne(WorkflowExecution, { id });
+    const execution =
+      found ??
+      em.create(
         WorkflowExecution,
         {
           id,
@@ -145,11 +205,25 @@ export async function planTurn(
           input: { utterance: input.text, sessionId: session.id, userId: session.userId },
           sessionId: session.id,
           match: { utterance: input.text, command: match.best.command, score: match.best.score },
-          // started by the session workflow as its child: the dispatcher must not start it too
+          // run by the session's workflow: the dispatcher must not start it too
           workflowStartedAt: new Date(),
         },
         { persist: false },
       );
+    // without side effects the graph runs here, and the turn is recorded with it: one step
+    if (isPureGraph(execution.definition) && found?.status !== 'running') {
+      return {
+        kind: 'recorded',
+        turn: await runPureCommand(em, execution, !found, {
+          sessionId: session.id,
+          index: input.index,
+          text: input.text,
+          workflowName: workflow.name,
+          started,
+        }),
+      };
+    }
+    if (!found) {
       recordExecutionStart(em, execution);
       await em.flush();
     }
@@ -359,8 +433,12 @@ export async function recordTurn(
   ctx: CoreContext,
   input: { sessionId: string } & TurnRecord,
 ): Promise<TurnRecord> {
-  const em = ctx.orm.em.fork();
-  const rows = await em.getConnection().execute(
+  return insertTurn(ctx.orm.em.fork(), input);
+}
+
+/** recordTurn's statement, in `em`'s transaction if it has one. */
+async function insertTurn(em: EntityManager, input: { sessionId: string } & TurnRecord): Promise<TurnRecord> {
+  const rows = await em.execute(
     `with inserted as (
        insert into session_turns (session_id, index, text, reply, route, actions, error, latency_ms, created_at)
        values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning *

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from 'knex';
 import { derivedId } from '../common/ids';
 import type { EventType } from '../events/catalog';
-import { emitEvent, eventRecord } from '../events/emit';
+import { type EmitEventInput, emitEvent, eventRecord } from '../events/emit';
 import type { ExecutionRef } from './execution-types';
 import type { StepRecord, Trace } from './interpreter';
 import { WorkflowExecution } from './workflow.entity';
@@ -26,8 +26,8 @@ export function recordExecutionStart(em: EntityManager, execution: WorkflowExecu
   });
 }
 
-function stepEvent(ref: ExecutionRef, step: StepRecord) {
-  return eventRecord({
+function stepEvent(ref: ExecutionRef, step: StepRecord): EventInput {
+  return {
     // derived: a replayed or retried recording inserts nothing twice
     id: derivedId('evt', ref.executionId, 'step', step.nodeId),
     accountId: ref.accountId,
@@ -44,10 +44,12 @@ function stepEvent(ref: ExecutionRef, step: StepRecord) {
       status: step.status,
       duration: step.durationMs ?? 0,
     },
-  });
+  };
 }
 
+type EventInput = EmitEventInput & { id: string; at?: Date };
 type EventRow = ReturnType<typeof eventRecord> & { type: EventType };
+const eventRow = (e: EventInput): EventRow => ({ ...eventRecord(e), type: e.type });
 
 /**
  * Inserts events (ids derived, so repeats are no-ops) in the same statement as an update, when
@@ -87,10 +89,7 @@ export async function recordProgress(
   knex: Knex,
   input: ExecutionRef & { steps: StepRecord[]; newSteps: StepRecord[]; currentNodes: string[] },
 ): Promise<void> {
-  const events = completedSteps(input.newSteps).map((s) => ({
-    ...stepEvent(input, s),
-    type: 'workflow.step.completed' as const,
-  }));
+  const events = completedSteps(input.newSteps).map((s) => eventRow(stepEvent(input, s)));
   // Recordings may run concurrently (parallel branches): an older, shorter trace never overwrites a
   // newer one, but its events are still inserted while the execution runs.
   const insert = insertEventsSql(
@@ -117,6 +116,72 @@ export async function recordProgress(
 }
 
 /**
+ * The events that close an execution: `workflow.step.completed` for the completed steps among
+ * `newSteps`, then `workflow.completed` or `workflow.failed` (ids derived from the execution).
+ */
+export function finishEvents(
+  ref: ExecutionRef,
+  trace: Trace,
+  newSteps: StepRecord[],
+  completedAt: Date,
+  durationMs: number,
+): EventInput[] {
+  const stepsExecuted = completedSteps(trace.steps).length;
+  const base = { workflowId: ref.workflowId, executionId: ref.executionId, sessionId: ref.sessionId };
+  const finalType: EventType = trace.status === 'completed' ? 'workflow.completed' : 'workflow.failed';
+  return [
+    ...completedSteps(newSteps).map((s) => stepEvent(ref, s)),
+    {
+      id: derivedId('evt', ref.executionId, finalType),
+      accountId: ref.accountId,
+      environment: ref.environment,
+      type: finalType,
+      personaId: null,
+      at: completedAt,
+      data:
+        trace.status === 'completed'
+          ? { ...base, status: 'completed', duration: durationMs, stepsExecuted }
+          : {
+              ...base,
+              status: 'failed',
+              error: trace.error?.message ?? 'failed',
+              failedNodeId: trace.error?.nodeId ?? null,
+              duration: durationMs,
+              stepsExecuted,
+            },
+    },
+  ];
+}
+
+/**
+ * An execution that ran to its end before anything was written (a graph without side effects,
+ * interpreted at once): the row, finished, with `workflow.started`, its step events and the final
+ * event, as one unit of work (the caller flushes).
+ */
+export function recordFinishedExecution(em: EntityManager, execution: WorkflowExecution, trace: Trace): void {
+  const completedAt = new Date();
+  const durationMs = Math.max(0, completedAt.getTime() - execution.startedAt.getTime());
+  em.assign(execution, {
+    status: trace.status,
+    output: trace.output,
+    steps: trace.steps,
+    error: trace.error ?? null,
+    currentNodes: [],
+    completedAt,
+    durationMs,
+  });
+  recordExecutionStart(em, execution);
+  const ref: ExecutionRef = {
+    executionId: execution.id,
+    workflowId: execution.workflowId,
+    accountId: execution.account,
+    environment: execution.environment,
+    sessionId: execution.sessionId ?? null,
+  };
+  for (const event of finishEvents(ref, trace, trace.steps, completedAt, durationMs)) emitEvent(em, event);
+}
+
+/**
  * Stores the final trace and emits the last step events and `workflow.completed` or
  * `workflow.failed`, in one statement, once: a repeat (after a worker crash) finds the row closed
  * and just returns it.
@@ -128,35 +193,7 @@ export async function finishExecution(
   const { trace } = input;
   const completedAt = new Date();
   const durationMs = Math.max(0, completedAt.getTime() - new Date(input.startedAt).getTime());
-  const stepsExecuted = completedSteps(trace.steps).length;
-  const base = { workflowId: input.workflowId, executionId: input.executionId, sessionId: input.sessionId };
-  const finalType: EventType = trace.status === 'completed' ? 'workflow.completed' : 'workflow.failed';
-  const final = eventRecord({
-    id: derivedId('evt', input.executionId, finalType),
-    accountId: input.accountId,
-    environment: input.environment,
-    type: finalType,
-    personaId: null,
-    at: completedAt,
-    data:
-      trace.status === 'completed'
-        ? { ...base, status: 'completed', duration: durationMs, stepsExecuted }
-        : {
-            ...base,
-            status: 'failed',
-            error: trace.error?.message ?? 'failed',
-            failedNodeId: trace.error?.nodeId ?? null,
-            duration: durationMs,
-            stepsExecuted,
-          },
-  });
-  const events: EventRow[] = [
-    ...completedSteps(input.newSteps).map((s) => ({
-      ...stepEvent(input, s),
-      type: 'workflow.step.completed' as const,
-    })),
-    { ...final, type: finalType },
-  ];
+  const events = finishEvents(input, trace, input.newSteps, completedAt, durationMs).map(eventRow);
   const insert = insertEventsSql(input, events, 'exists (select 1 from updated)');
   const knex = em.getConnection().getKnex();
   const { rows } = await knex.raw<{ rows: Record<string, unknown>[] }>(
