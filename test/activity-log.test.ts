@@ -603,6 +603,115 @@ describe('stats', () => {
     expect(week.n).toBe(1);
   });
 
+  it('answers metric stats by user from whole weeks, whole days and the edge rows, exactly, through updates and deletes', async () => {
+    const own = (await newDeveloper(app, 'user-metrics')).liveKey;
+    const read = async (q: string) => (await api('GET', `/activities/stats?${q}`, undefined, own)).body.data;
+    // 2025-06-04 (Wed) 12:00 to 2025-06-25 (Wed) 12:00: edge rows on Jun 4 and 25, whole days Jun 5-8
+    // and Jun 23-24 from the daily user metric rollup, the weeks of Jun 9 and Jun 16 from the weekly one
+    const window = 'from=2025-06-04T12:00:00Z&to=2025-06-25T12:00:00Z';
+    const at = [
+      ['u1', '2025-06-04T11:00:00Z', { amount: 1000 }], // before the window
+      ['u1', '2025-06-04T13:00:00Z', { amount: 5 }],
+      ['u2', '2025-06-06T10:00:00Z', { amount: 10, order: { total: 100 } }],
+      ['u2', '2025-06-06T11:00:00Z', { amount: 'n/a' }],
+      ['u1', '2025-06-10T10:00:00Z', { amount: 2.5, order: { total: 40 } }],
+      ['u3', '2025-06-12T10:00:00Z', {}],
+      ['u1', '2025-06-15T23:59:59Z', { amount: -3 }],
+      [undefined, '2025-06-18T10:00:00Z', { amount: 7 }],
+      ['u2', '2025-06-24T10:00:00Z', { amount: 20 }],
+      ['u2', '2025-06-25T12:00:00Z', { amount: 1 }], // the edge instant, inside
+      ['u3', '2025-06-25T12:00:01Z', { amount: 1000 }], // after the window
+    ] as const;
+    const ids: string[] = [];
+    for (const [userId, occurredAt, payload] of at) {
+      ids.push((await log({ type: 'sale', payload, userId, occurredAt }, own)).id);
+    }
+    type Figure = number | null;
+    const figures = (count: number, measured: number, sum: Figure, min: Figure, max: Figure) => ({
+      count,
+      measured,
+      skipped: count - measured,
+      sum,
+      min,
+      max,
+    });
+    // the same figures over all groups, next to `total`
+    const totals = (total: number, measured: number, sum: Figure, min: Figure, max: Figure) => {
+      const { count: _count, ...rest } = figures(total, measured, sum, min, max);
+      return { total, ...rest };
+    };
+    const byUser = async (q: string) =>
+      ((await read(`${window}&${q}`)).groups as Record<string, unknown>[]).map(({ avg: _avg, ...g }) => g);
+
+    expect(await byUser('groupBy=user&metric=amount')).toEqual([
+      { key: 'u2', ...figures(4, 3, 31, 1, 20) },
+      { key: 'u1', ...figures(3, 3, 4.5, -3, 5) },
+      { key: 'u3', ...figures(1, 0, null, null, null) },
+      { key: null, ...figures(1, 1, 7, 7, 7) },
+    ]);
+    expect(await byUser('groupBy=user&metric=order.total')).toEqual([
+      { key: 'u2', ...figures(4, 1, 100, 100, 100) },
+      { key: 'u1', ...figures(3, 1, 40, 40, 40) },
+      { key: 'u3', ...figures(1, 0, null, null, null) },
+      { key: null, ...figures(1, 0, null, null, null) },
+    ]);
+    const all = await read(`${window}&groupBy=user&metric=amount`);
+    expect(all).toMatchObject({ groupCount: 4, ...totals(9, 7, 42.5, -3, 20) });
+    expect(all.groups[0].avg).toBeCloseTo(31 / 3, 12);
+    expect(await read(`${window}&userId=u2&metric=amount`)).toMatchObject({
+      ...totals(4, 3, 31, 1, 20),
+      groups: [{ key: 'all', ...figures(4, 3, 31, 1, 20) }],
+    });
+    expect(await byUser('userId=u1&groupBy=user&metric=amount')).toEqual([
+      { key: 'u1', ...figures(3, 3, 4.5, -3, 5) },
+    ]);
+
+    // an update in a whole week (u1's 2.5 becomes 50) and a delete of a whole day's maximum (u2's 20):
+    // the touched rollup rows are stale, and those users' windows are read from the rows again
+    await api('PUT', `/activities/${ids[4]}`, { payload: { amount: 50 } }, own);
+    await api('DELETE', `/activities/${ids[8]}`, undefined, own);
+    expect(await byUser('groupBy=user&metric=amount')).toEqual([
+      { key: 'u1', ...figures(3, 3, 52, -3, 50) },
+      { key: 'u2', ...figures(3, 2, 11, 1, 10) },
+      { key: 'u3', ...figures(1, 0, null, null, null) },
+      { key: null, ...figures(1, 1, 7, 7, 7) },
+    ]);
+    expect(await byUser('groupBy=user&metric=order.total')).toEqual([
+      { key: 'u1', ...figures(3, 0, null, null, null) },
+      { key: 'u2', ...figures(3, 1, 100, 100, 100) },
+      { key: 'u3', ...figures(1, 0, null, null, null) },
+      { key: null, ...figures(1, 0, null, null, null) },
+    ]);
+    expect(await read(`${window}&userId=u2&metric=amount`)).toMatchObject(totals(3, 2, 11, 1, 10));
+    expect(await byUser('userId=u1&groupBy=user&metric=amount')).toEqual([
+      { key: 'u1', ...figures(3, 3, 52, -3, 50) },
+    ]);
+
+    // the rollups themselves: counts and sums follow the changes, the touched rows are stale
+    const rollup = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select 'week' as unit, week::text as at, user_key, measured, sum::float as sum, min::float as min, max::float as max, stale
+           from activity_user_week_metrics
+          where account_id = (select account_id from activities where id = ?) and path = '{amount}'
+            and week between '2025-06-09' and '2025-06-16'
+         union all
+         select 'day', day::text, user_key, measured, sum::float, min::float, max::float, stale
+           from activity_user_day_metrics
+          where account_id = (select account_id from activities where id = ?) and path = '{amount}'
+            and day in ('2025-06-06', '2025-06-24')
+          order by 1 desc, 2, 3`,
+        [ids[0], ids[0]],
+      );
+    expect(rollup).toEqual([
+      { unit: 'week', at: '2025-06-09', user_key: 'u1', measured: 2, sum: 47, min: -3, max: 50, stale: true },
+      { unit: 'week', at: '2025-06-16', user_key: '', measured: 1, sum: 7, min: 7, max: 7, stale: false },
+      { unit: 'day', at: '2025-06-06', user_key: 'u2', measured: 1, sum: 10, min: 10, max: 10, stale: false },
+      { unit: 'day', at: '2025-06-24', user_key: 'u2', measured: 0, sum: 0, min: 20, max: 20, stale: true },
+    ]);
+  });
+
   it('defaults to the last 30 days; an empty window has one empty "all" group, or no groups', async () => {
     const s = await stats('');
     expect(s.total).toBe(0);

@@ -23,6 +23,32 @@ const GROUP_ORDER: Record<StatsGroupBy | 'all', string> = {
   all: 'k asc',
 };
 
+/** Whether the metric rollups keep a path: at most 4 segments, none of them an array index. */
+const metricRollupKeeps = (segments: string[]) =>
+  segments.length <= METRIC_ROLLUP_DEPTH && !segments.some((seg) => /^\d+$/.test(seg));
+
+interface UserRollupRange {
+  unit: 'day' | 'week';
+  from: Date;
+  to: Date;
+}
+
+/**
+ * The whole days `[start, end)` as ranges of the user rollups: the whole ISO weeks from the weekly
+ * tables, the days before and after them from the daily ones (empty ranges left out).
+ */
+function userRollupRanges(start: Date, end: Date): UserRollupRange[] {
+  const weeks = wholeWeeks(start, end);
+  const ranges: UserRollupRange[] = weeks
+    ? [
+        { unit: 'day', from: start, to: weeks.start },
+        { unit: 'week', from: weeks.start, to: weeks.end },
+        { unit: 'day', from: weeks.end, to: end },
+      ]
+    : [{ unit: 'day', from: start, to: end }];
+  return ranges.filter((r) => r.from.getTime() < r.to.getTime());
+}
+
 interface GroupRow {
   k: string | null;
   count: number;
@@ -72,7 +98,9 @@ const metricFigures = (
  * user read the whole days of the window from the daily rollups kept by triggers in the writing
  * transaction (`activity_daily_counts`; with `metric`, `activity_daily_metrics`, when the path is at
  * most 4 object keys deep and no day of the window is stale after a delete or an update) and only the
- * two partial edge days from the rows. From the rows, the value at the path is extracted once per row
+ * two partial edge days from the rows. Stats by user (without a type filter) read whole ISO weeks and
+ * the other whole days from the per-user rollups (counts; with `metric`, the per-user metric rollup
+ * under the same conditions) and the edge days from the rows. From the rows, the value at the path is extracted once per row
  * and cast only when its JSON type is `number`; anything else (missing, string, object, …) is
  * counted in `skipped`.
  */
@@ -124,11 +152,10 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
   // numeric values too, when the path is one the rollup keeps and no day of the window is stale) and
   // only the partial days at the window's edges from the rows; the rest reads the rows of the window.
   const byUser = query.userId !== undefined || grouping === 'user';
-  let days = byUser ? null : wholeDays(window.from, window.to);
+  const kept = segments === null || metricRollupKeeps(segments);
+  let days = byUser || !kept ? null : wholeDays(window.from, window.to);
   if (days && segments) {
-    const kept = segments.length <= METRIC_ROLLUP_DEPTH && !segments.some((seg) => /^\d+$/.test(seg));
     const stale =
-      kept &&
       (
         await knex.raw<{ rows: unknown[] }>(
           `select 1 from activity_daily_metrics where account_id = ? and environment = ? and path = ?::text[]
@@ -136,34 +163,55 @@ export async function activityStats(em: EntityManager, owner: Owner, query: Acti
           [...ownerParams, segments, utcDate(days.start), utcDate(days.end)],
         )
       ).rows.length > 0;
-    if (!kept || stale) days = null;
+    if (stale) days = null;
   }
-  let source: { sql: string; params: unknown[] };
-  // Counts by user (groupBy=user, or a userId filter; no type filter, no metric): whole ISO weeks from
-  // `activity_user_weeks`, the other whole days from `activity_user_days`, the edges from the rows.
+  // Stats by user (groupBy=user, or a userId filter; no type filter; with a metric, one the rollup
+  // keeps): whole ISO weeks from the weekly user rollups, the other whole days from the daily ones
+  // (counts from `activity_user_weeks` / `activity_user_days`, metric figures from
+  // `activity_user_week_metrics` / `activity_user_day_metrics`), the edge days from the rows. With a
+  // metric, a stale row among the covered ones (this user's, with a userId filter) reads the rows.
   const userDays =
-    byUser && !segments && query.type === undefined && grouping !== 'type' && grouping !== 'day'
+    byUser && kept && query.type === undefined && grouping !== 'type' && grouping !== 'day'
       ? wholeDays(window.from, window.to)
       : null;
-  if (userDays) {
-    const weeks = wholeWeeks(userDays.start, userDays.end);
-    const userKey = grouping === 'user' ? `nullif(user_key, '')` : GROUP_KEYS[grouping];
-    const userFilter = query.userId !== undefined ? ' and user_key = ?' : '';
-    const userParams = query.userId !== undefined ? [query.userId] : [];
-    const ranges: [string, string, Date, Date][] = weeks
-      ? [
-          ['activity_user_days', 'day', userDays.start, weeks.start],
-          ['activity_user_weeks', 'week', weeks.start, weeks.end],
-          ['activity_user_days', 'day', weeks.end, userDays.end],
-        ]
-      : [['activity_user_days', 'day', userDays.start, userDays.end]];
-    const parts: { sql: string; params: unknown[] }[] = ranges
-      .filter(([, , from, to]) => from.getTime() < to.getTime())
-      .map(([table, unit, from, to]) => ({
-        sql: `select ${userKey} as k, count as c from ${table}
-               where account_id = ? and environment = ? and ${unit} >= ?::date and ${unit} < ?::date and count > 0${userFilter}`,
-        params: [...ownerParams, utcDate(from), utcDate(to), ...userParams],
-      }));
+  const userKey = grouping === 'user' ? `nullif(user_key, '')` : GROUP_KEYS[grouping];
+  const inUserRange = (unit: UserRollupRange['unit']) =>
+    `account_id = ? and environment = ? and ${unit} >= ?::date and ${unit} < ?::date${query.userId !== undefined ? ' and user_key = ?' : ''}`;
+  const userRangeParams = (r: UserRollupRange) => [
+    ...ownerParams,
+    utcDate(r.from),
+    utcDate(r.to),
+    ...(query.userId !== undefined ? [query.userId] : []),
+  ];
+  let userRanges = userDays ? userRollupRanges(userDays.start, userDays.end) : null;
+  if (userRanges && segments) {
+    const path = segments; // narrowed for the callback
+    const stale = userRanges.map((r) => ({
+      sql: `select 1 from activity_user_${r.unit}_metrics where path = ?::text[] and ${inUserRange(r.unit)} and stale`,
+      params: [path, ...userRangeParams(r)],
+    }));
+    const { rows } = await knex.raw<{ rows: unknown[] }>(
+      `${stale.map((p) => p.sql).join(' union all ')} limit 1`,
+      stale.flatMap((p) => p.params),
+    );
+    if (rows.length > 0) userRanges = null;
+  }
+  let source: { sql: string; params: unknown[] };
+  if (userDays && userRanges) {
+    const noMetric = segments ? ', 0 as m, null::numeric as s, null::numeric as lo, null::numeric as hi' : '';
+    const parts: { sql: string; params: unknown[] }[] = userRanges.map((r) => ({
+      sql: `select ${userKey} as k, count as c${noMetric} from activity_user_${r.unit}s where ${inUserRange(r.unit)} and count > 0`,
+      params: userRangeParams(r),
+    }));
+    if (segments) {
+      for (const r of userRanges) {
+        parts.push({
+          sql: `select ${userKey} as k, 0 as c, measured as m, sum as s, min as lo, max as hi
+                 from activity_user_${r.unit}_metrics where path = ?::text[] and ${inUserRange(r.unit)}`,
+          params: [segments, ...userRangeParams(r)],
+        });
+      }
+    }
     parts.push(
       rowsBetween('occurred_at >= ? and occurred_at < ?', [window.from, userDays.start]),
       rowsBetween('occurred_at >= ? and occurred_at <= ?', [userDays.end, window.to]),
