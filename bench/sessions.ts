@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { signDevToken } from '../src/auth/dev-idp';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
@@ -10,6 +12,7 @@ import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { startLlmDouble } from '../test/support/llm-double';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
 import { completeManifest } from '../test/support/personas';
+import { floorTurn, floorWorkflow } from './floor-workflow';
 import { benchWorkspace, latencyStats, runBench } from './support';
 
 /**
@@ -18,11 +21,14 @@ import { benchWorkspace, latencyStats, runBench } from './support';
  * answers at once, all on this machine):
  * - turn latency of a voice-command turn (a speak-only workflow) and of a one-tool LLM turn (model →
  *   MCP tool → model), each beside the sum of the model and tool times measured directly in the same
- *   run; the difference is the platform's overhead (target p95 ≤ 25 ms);
+ *   run; the difference is the platform's overhead (target p95 ≤ 25 ms), shown also above the
+ *   Temporal floor (one Workflow Update running one local activity and no platform code, same run);
  * - 50 concurrent sessions, one turn per second each, for 30 s: turns/s and p95 (targets ≥ 40/s,
  *   p95 ≤ 150 ms);
  * - activities: 20 000 logged through the API in batches of concurrent requests (req/s), then stats
  *   over them (ms).
+ * BENCH_SPLIT=1 runs the API and the worker as two processes, as docker-compose.yml does;
+ * BENCH_CPU_PROF=<dir> writes their CPU profiles there.
  */
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 150);
@@ -37,6 +43,7 @@ const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
 
 async function main(): Promise<void> {
   const logger = createLogger('warn', 'bench');
+  Runtime.install({ logger: new DefaultLogger('WARN') }); // the floor's worker (below) logs warnings only
   const temporal = await startTemporalDevServer({
     logger,
     namespace: 'default',
@@ -58,27 +65,42 @@ async function main(): Promise<void> {
   });
   // the platform (API and worker in one process, as `npm start` runs them) in a process of its own:
   // this one is the outside world (callers, the model, the MCP server)
+  const split = process.env.BENCH_SPLIT === '1';
+  const execArgv = [
+    '--import',
+    'tsx',
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+  ];
+  const platformEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    DATABASE_URL: workspace.databaseUrl,
+    DATABASE_POOL_MAX: '20',
+    TEMPORAL_ADDRESS: temporal.address,
+    DATA_DIR: workspace.dataDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMITS: 'off',
+    LLM_BASE_URL: llm.baseUrl,
+    VOICE_WORKERS: '1',
+    BENCH_WORKER: split ? '0' : '1',
+  };
   const platform = fork(path.join(__dirname, 'api-server.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'development',
-      DATABASE_URL: workspace.databaseUrl,
-      DATABASE_POOL_MAX: '20',
-      TEMPORAL_ADDRESS: temporal.address,
-      DATA_DIR: workspace.dataDir,
-      LOG_LEVEL: 'warn',
-      RATE_LIMITS: 'off',
-      LLM_BASE_URL: llm.baseUrl,
-      VOICE_WORKERS: '1',
-      BENCH_WORKER: '1',
-    },
+    execArgv,
+    env: platformEnv,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const apiPort = await new Promise<number>((resolve, reject) => {
     platform.once('message', (m) => resolve((m as { apiPort: number }).apiPort));
     platform.once('exit', (code) => reject(new Error(`bench platform exited with ${code}`)));
   });
+  const workerProcess = split
+    ? fork(path.join(__dirname, '../src/bin/worker.ts'), [], {
+        execArgv,
+        env: platformEnv,
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      })
+    : null;
+  if (workerProcess) await new Promise((r) => setTimeout(r, 5000));
   const base = `http://127.0.0.1:${apiPort}`;
   try {
     const token = await signDevToken(workspace.dataDir, 'bench@example.com');
@@ -157,6 +179,36 @@ async function main(): Promise<void> {
     const toolSession = await startSession('bench-tool');
     const llmTimes = await sequential(() => directLlm('where is my order?'), TURNS);
     const toolTimes = await sequential(directTool, TURNS);
+    // the orchestration floor, same run: a Workflow Update running one local activity, no platform code
+    // (a worker of this process on a task queue of its own, as the platform's worker runs turns)
+    const floor = await (async () => {
+      const connection = await NativeConnection.connect({ address: temporal.address });
+      const worker = await Worker.create({
+        connection,
+        taskQueue: 'bench-floor',
+        workflowsPath: require.resolve('./floor-workflow'),
+        activities: { echo: async (text: string) => text },
+      });
+      const running = worker.run();
+      const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
+      const handle = await client.workflow.start(floorWorkflow, {
+        taskQueue: 'bench-floor',
+        workflowId: `bench-floor-${Date.now()}`,
+      });
+      try {
+        return await sequential(async () => {
+          const started = performance.now();
+          await handle.executeUpdate(floorTurn, { args: ['hello'] });
+          return performance.now() - started;
+        }, TURNS);
+      } finally {
+        await handle.terminate();
+        worker.shutdown();
+        await running;
+        await client.connection.close();
+        await connection.close();
+      }
+    })();
     const refusal = await sequential(
       () => turn(commandSession, 'Can you give me medical advice?', 'refusal'),
       TURNS,
@@ -228,19 +280,22 @@ async function main(): Promise<void> {
       `MCP tool, direct (kept session)          p50 ${ms(toolTimes.p50)}   p95 ${ms(toolTimes.p95)}`,
     );
     console.log(
-      `refusal turn, the floor (${TURNS}×)      p50 ${ms(refusal.p50)}   p95 ${ms(refusal.p95)}   p99 ${ms(refusal.p99)}`,
+      `Temporal floor: 1 update + 1 local activity, no platform code (${TURNS}×)   p50 ${ms(floor.p50)}   p95 ${ms(floor.p95)}`,
+    );
+    console.log(
+      `refusal turn, the platform's floor (${TURNS}×)   p50 ${ms(refusal.p50)}   p95 ${ms(refusal.p95)}   p99 ${ms(refusal.p99)}`,
     );
     console.log(
       `voice-command turn (${TURNS}×)              p50 ${ms(command.p50)}   p95 ${ms(command.p95)}   p99 ${ms(command.p99)}`,
     );
     console.log(
-      `  beside model + tool time: 0 (no model, no tool): overhead p95 ${command.p95.toFixed(1)} ms (target ≤ 25 ms)`,
+      `  beside model + tool time: 0 (no model, no tool): overhead p95 ${command.p95.toFixed(1)} ms (target ≤ 25 ms), ${(command.p95 - floor.p95).toFixed(1)} ms above the Temporal floor`,
     );
     console.log(
       `one-tool LLM turn (${TURNS}×)               p50 ${ms(oneTool.p50)}   p95 ${ms(oneTool.p95)}   p99 ${ms(oneTool.p99)}`,
     );
     console.log(
-      `  beside 2 × model + 1 × tool: p50 ${baseline.p50.toFixed(1)} ms, p95 ${baseline.p95.toFixed(1)} ms → overhead p50 ${(oneTool.p50 - baseline.p50).toFixed(1)} ms, p95 ${(oneTool.p95 - baseline.p95).toFixed(1)} ms (target ≤ 25 ms)`,
+      `  beside 2 × model + 1 × tool: p50 ${baseline.p50.toFixed(1)} ms, p95 ${baseline.p95.toFixed(1)} ms → overhead p50 ${(oneTool.p50 - baseline.p50).toFixed(1)} ms, p95 ${(oneTool.p95 - baseline.p95).toFixed(1)} ms (target ≤ 25 ms), ${(oneTool.p95 - baseline.p95 - floor.p95).toFixed(1)} ms above the Temporal floor`,
     );
     console.log(
       `\n${SESSIONS} sessions × 1 turn/s for ${sustainSeconds.toFixed(1)} s: ${(sustained.length / sustainSeconds).toFixed(1)} turns/s (target ≥ 40), p50 ${load.p50.toFixed(1)} ms, p95 ${load.p95.toFixed(1)} ms (target ≤ 150 ms), ${failures} failed`,
@@ -251,6 +306,7 @@ async function main(): Promise<void> {
     await mcpClient.close();
   } finally {
     platform.kill('SIGTERM');
+    workerProcess?.kill('SIGTERM');
     await new Promise((r) => platform.once('exit', r));
     await mcp.close();
     await llm.close();

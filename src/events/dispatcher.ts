@@ -162,6 +162,10 @@ export class EventDispatcher {
     start,
   }: ClaimedStart<Row>): Promise<number> {
     let failed: unknown;
+    // Nothing unstarted is the usual case: found with one statement, without a transaction's three
+    // round trips (every pass asks every handler; locks taken here end with the statement).
+    const { rows: unstarted } = await this.deps.knex.raw<{ rows: Row[] }>(claimSql, bindings);
+    if (unstarted.length === 0) return 0;
     const moved = await this.deps.knex.transaction(async (trx) => {
       const { rows } = await trx.raw<{ rows: Row[] }>(claimSql, bindings);
       if (rows.length === 0) return 0;
