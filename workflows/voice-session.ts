@@ -42,9 +42,10 @@ export const turnUpdate = defineUpdate<TurnRecord, [{ text: string }]>('turn');
 export const endUpdate = defineUpdate<SessionEnd, []>('end');
 export const sessionStateQuery = defineQuery<{ status: string; turnCount: number }>('state');
 
-/** Planning, recording and ending: quick database work, retried until the database answers. */
+/** Planning (with the first model call), recording and ending, retried until the database answers. */
 const { planTurn, recordTurn, endSession } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
+  // the model call's own timeout (30 s) is within it
+  startToCloseTimeout: '45 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 /** The model: one attempt (its failures are answers, spoken as a fallback). */
@@ -117,7 +118,9 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
   } else {
     const messages: ChatMessage[] = [...plan.messages];
     for (let round = 1; round <= LLM_ROUNDS; round++) {
-      const answer = await chatCompletion({ messages, tools: plan.tools });
+      // the first round's answer comes with the plan (recorded there); earlier histories ask here
+      const answer =
+        round === 1 && plan.first ? plan.first : await chatCompletion({ messages, tools: plan.tools });
       if (!answer.ok) {
         error = answer.error;
         reply = FALLBACK_REPLY;

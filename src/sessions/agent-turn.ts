@@ -32,7 +32,20 @@ export type TurnPlan =
   /** Kept for histories recorded before replies were recorded while planning. */
   | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
   | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string }
-  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[]; owner?: Owner; caller?: Caller };
+  | {
+      kind: 'llm';
+      messages: ChatMessage[];
+      tools: AgentTool[];
+      owner?: Owner;
+      caller?: Caller;
+      /** The first chat completion, made while planning (histories recorded before it lack it). */
+      first?: ChatAnswer;
+    };
+
+/** What one chat completion answered: a failure is an answer too (spoken as a fallback). */
+export type ChatAnswer =
+  | { ok: true; content: string | null; toolCalls: ChatToolCall[] }
+  | { ok: false; error: string };
 
 /** Who is speaking, for the marketplace tools they installed (metered against their quota). */
 export interface Caller {
@@ -232,17 +245,14 @@ export async function planTurn(
 
   if (ctx.config.llm.baseUrl) {
     const context = await buildAgentContext(ctx, em, session, manifest);
-    return {
-      kind: 'llm',
-      messages: [
-        { role: 'system', content: context.system },
-        ...context.history,
-        { role: 'user', content: input.text },
-      ],
-      tools: context.tools,
-      owner,
-      caller: callerOf(session),
-    };
+    const messages: ChatMessage[] = [
+      { role: 'system', content: context.system },
+      ...context.history,
+      { role: 'user', content: input.text },
+    ];
+    // the first round's model call is made here: one local activity fewer per turn
+    const first = await chatCompletion(ctx, { messages, tools: context.tools });
+    return { kind: 'llm', messages, tools: context.tools, owner, caller: callerOf(session), first };
   }
 
   const known = commands.map((c) => `"${c.command}"`);
@@ -258,7 +268,7 @@ export async function planTurn(
 export async function chatCompletion(
   ctx: CoreContext,
   input: { messages: ChatMessage[]; tools: AgentTool[] },
-): Promise<{ ok: true; content: string | null; toolCalls: ChatToolCall[] } | { ok: false; error: string }> {
+): Promise<ChatAnswer> {
   const { baseUrl, apiKey, model } = ctx.config.llm;
   if (!baseUrl) return { ok: false, error: 'No LLM provider is configured' };
   try {
