@@ -27,7 +27,10 @@ import type { SessionEndReason, TurnRoute } from './statuses';
 
 /** What the workflow does for a turn, decided from the utterance (README "Voice sessions"). */
 export type TurnPlan =
-  /** Answered without a model or a workflow (refusal, fallback): already recorded. */
+  /**
+   * Answered while planning, already recorded: a refusal, a fallback, a voice command without side
+   * effects, or the model's first answer when it calls no tool (or fails).
+   */
   | { kind: 'recorded'; turn: TurnRecord }
   /** Kept for histories recorded before replies were recorded while planning. */
   | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
@@ -176,7 +179,7 @@ export async function planTurn(
   const started = input.startedAt ?? Date.now();
   const { em, session, manifest } = await loadSession(ctx, input.sessionId);
   // answered here: recorded at once, without a second step
-  const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
+  const answer = async (route: TurnRoute, reply: string, error: string | null = null): Promise<TurnPlan> => ({
     kind: 'recorded',
     turn: await recordTurn(ctx, {
       sessionId: session.id,
@@ -185,7 +188,7 @@ export async function planTurn(
       reply: { text: reply },
       route,
       actions: [],
-      error: null,
+      error,
       latencyMs: Math.max(0, Date.now() - started),
     }),
   });
@@ -252,6 +255,10 @@ export async function planTurn(
     ];
     // the first round's model call is made here: one local activity fewer per turn
     const first = await chatCompletion(ctx, { messages, tools: context.tools });
+    // answered without a tool (or the model failed: the fallback is spoken): recorded at once, as the
+    // session's workflow would record it
+    if (!first.ok) return answer('llm', FALLBACK_REPLY, first.error);
+    if (first.toolCalls.length === 0) return answer('llm', first.content?.trim() || FALLBACK_REPLY);
     return { kind: 'llm', messages, tools: context.tools, owner, caller: callerOf(session), first };
   }
 
