@@ -3,10 +3,12 @@ import type { AgentTool, ChatMessage, ChatToolCall } from '../src/sessions/agent
 import {
   type Caller,
   chatCompletion,
+  continueTurn,
   endSession,
   planTurn,
   recordTurn,
   runAgentTool,
+  type ToolRound,
   type TurnRecord,
 } from '../src/sessions/agent-turn';
 import type { SessionEndReason } from '../src/sessions/statuses';
@@ -25,6 +27,16 @@ export function createSessionActivities(deps: ActivityDeps) {
       owner?: Owner;
       caller?: Caller;
     }) => runAgentTool(deps, input),
+    continueTurn: (input: {
+      sessionId: string;
+      index: number;
+      text: string;
+      startedAt: number;
+      step: ToolRound;
+      tools: AgentTool[];
+      owner: Owner;
+      caller: Caller;
+    }) => continueTurn(deps, input),
     recordTurn: (input: { sessionId: string } & TurnRecord) => recordTurn(deps, input),
     endSession: (input: { sessionId: string; reason: SessionEndReason }) => endSession(deps, input),
   };

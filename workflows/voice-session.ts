@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ChatMessage } from '../src/sessions/agent-context';
-import type { TurnPlan, TurnRecord } from '../src/sessions/agent-turn';
+import type { ToolRound, TurnPlan, TurnRecord, TurnStep } from '../src/sessions/agent-turn';
 import type { TurnAction } from '../src/sessions/session.entity';
 import type { ExecutionView } from '../src/workflows/execution-types';
 import type { runVoiceWorkflow } from './run-voice-workflow';
@@ -58,6 +58,19 @@ const { runAgentTool } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '45 seconds',
   retry: { maximumAttempts: 2 },
 });
+/**
+ * A round: its tool calls (each within its own timeout), then the model's next answer (30 s), and
+ * the turn recorded if that answer is final. Retried when the worker itself failed.
+ */
+const { continueTurn } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '3 minutes',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 5,
+  },
+});
 
 /**
  * Since this patch a session's voice command runs inside the session's workflow (its steps are the
@@ -72,8 +85,43 @@ const FALLBACK_REPLY = "Sorry, I'm having trouble answering right now. Could you
 async function takeTurn(sessionId: string, index: number, text: string): Promise<TurnRecord> {
   const started = Date.now();
   const plan: TurnPlan = await planTurn({ sessionId, index, text, startedAt: started });
-  // a refusal or fallback is recorded while planning: the turn is done
+  // answered while planning (a refusal, a fallback, a command without side effects, the model's
+  // answer without a tool call): recorded there, the turn is done
   if (plan.kind === 'recorded') return plan.turn;
+  if (plan.kind === 'tools') {
+    // each round (its tool calls, then the model's next answer) is one step; the final one records
+    let step: ToolRound = plan.step;
+    for (;;) {
+      let next: TurnStep;
+      try {
+        next = await continueTurn({
+          sessionId,
+          index,
+          text,
+          startedAt: started,
+          step,
+          tools: plan.tools,
+          owner: plan.owner,
+          caller: plan.caller,
+        });
+      } catch (failure) {
+        // the round kept failing (not an answer: the worker or the database): the fallback is spoken
+        const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
+        return recordTurn({
+          sessionId,
+          index,
+          text,
+          reply: { text: FALLBACK_REPLY },
+          route: 'llm',
+          actions: step.actions,
+          error: `The turn could not finish: ${cause?.message ?? 'unknown error'}`,
+          latencyMs: Date.now() - started,
+        });
+      }
+      if (next.kind === 'recorded') return next.turn;
+      step = next.step;
+    }
+  }
   const actions: TurnAction[] = [];
   let reply = FALLBACK_REPLY;
   let error: string | null = null;
@@ -118,9 +166,7 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
   } else {
     const messages: ChatMessage[] = [...plan.messages];
     for (let round = 1; round <= LLM_ROUNDS; round++) {
-      // the first round's answer comes with the plan (recorded there); earlier histories ask here
-      const answer =
-        round === 1 && plan.first ? plan.first : await chatCompletion({ messages, tools: plan.tools });
+      const answer = await chatCompletion({ messages, tools: plan.tools });
       if (!answer.ok) {
         error = answer.error;
         reply = FALLBACK_REPLY;

@@ -35,15 +35,28 @@ export type TurnPlan =
   /** Kept for histories recorded before replies were recorded while planning. */
   | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
   | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string }
-  | {
-      kind: 'llm';
-      messages: ChatMessage[];
-      tools: AgentTool[];
-      owner?: Owner;
-      caller?: Caller;
-      /** The first chat completion, made while planning (histories recorded before it lack it). */
-      first?: ChatAnswer;
-    };
+  /** Kept for histories recorded before the first model call was made while planning. */
+  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[]; owner?: Owner; caller?: Caller }
+  /** The model's first answer calls tools: the workflow runs the rounds (continueTurn) from `step`. */
+  | { kind: 'tools'; step: ToolRound; tools: AgentTool[]; owner: Owner; caller: Caller };
+
+/** A round whose answer called tools: the conversation so far and the calls to run. */
+export interface ToolRound {
+  /** 1 for the model's first answer. */
+  round: number;
+  messages: ChatMessage[];
+  /** The assistant message that made the calls. */
+  content: string | null;
+  toolCalls: ChatToolCall[];
+  /** The tool calls run in earlier rounds. */
+  actions: TurnAction[];
+}
+
+/** What a round of tool calls and the model's next answer came to. */
+export type TurnStep = { kind: 'recorded'; turn: TurnRecord } | { kind: 'tools'; step: ToolRound };
+
+/** At most this many chat completions per turn (tool results go back to the model in between). */
+export const LLM_ROUNDS = 3;
 
 /** What one chat completion answered: a failure is an answer too (spoken as a fallback). */
 export type ChatAnswer =
@@ -179,7 +192,7 @@ export async function planTurn(
   const started = input.startedAt ?? Date.now();
   const { em, session, manifest } = await loadSession(ctx, input.sessionId);
   // answered here: recorded at once, without a second step
-  const answer = async (route: TurnRoute, reply: string, error: string | null = null): Promise<TurnPlan> => ({
+  const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
     kind: 'recorded',
     turn: await recordTurn(ctx, {
       sessionId: session.id,
@@ -188,7 +201,7 @@ export async function planTurn(
       reply: { text: reply },
       route,
       actions: [],
-      error,
+      error: null,
       latencyMs: Math.max(0, Date.now() - started),
     }),
   });
@@ -253,13 +266,17 @@ export async function planTurn(
       ...context.history,
       { role: 'user', content: input.text },
     ];
-    // the first round's model call is made here: one local activity fewer per turn
+    // the first round's model call is made here; an answer without a tool call (or a failure, spoken
+    // as the fallback) is recorded at once
     const first = await chatCompletion(ctx, { messages, tools: context.tools });
-    // answered without a tool (or the model failed: the fallback is spoken): recorded at once, as the
-    // session's workflow would record it
-    if (!first.ok) return answer('llm', FALLBACK_REPLY, first.error);
-    if (first.toolCalls.length === 0) return answer('llm', first.content?.trim() || FALLBACK_REPLY);
-    return { kind: 'llm', messages, tools: context.tools, owner, caller: callerOf(session), first };
+    const settled = await settleAnswer(
+      ctx,
+      { sessionId: session.id, index: input.index, text: input.text, startedAt: started },
+      first,
+      { round: 1, messages, actions: [] },
+    );
+    if (settled.kind === 'recorded') return settled;
+    return { kind: 'tools', step: settled.step, tools: context.tools, owner, caller: callerOf(session) };
   }
 
   const known = commands.map((c) => `"${c.command}"`);
@@ -320,6 +337,80 @@ export async function chatCompletion(
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, error: `LLM provider unreachable or malformed answer: ${reason}` };
   }
+}
+
+interface TurnRef {
+  sessionId: string;
+  index: number;
+  text: string;
+  /** When the turn began (ms). */
+  startedAt: number;
+}
+
+/**
+ * The model's answer in round `round`: final (no tool call, the last round, or a failure spoken as
+ * the fallback) → the turn, recorded; tool calls → the next round to run.
+ */
+async function settleAnswer(
+  ctx: CoreContext,
+  turn: TurnRef,
+  answer: ChatAnswer,
+  so: { round: number; messages: ChatMessage[]; actions: TurnAction[] },
+): Promise<TurnStep> {
+  if (answer.ok && answer.toolCalls.length > 0 && so.round < LLM_ROUNDS) {
+    return {
+      kind: 'tools',
+      step: { ...so, content: answer.content, toolCalls: answer.toolCalls },
+    };
+  }
+  const error = !answer.ok
+    ? answer.error
+    : answer.toolCalls.length > 0
+      ? `The model still wanted tools after ${LLM_ROUNDS} rounds`
+      : null;
+  return {
+    kind: 'recorded',
+    turn: await recordTurn(ctx, {
+      sessionId: turn.sessionId,
+      index: turn.index,
+      text: turn.text,
+      reply: { text: (answer.ok && answer.content?.trim()) || FALLBACK_REPLY },
+      route: 'llm',
+      actions: so.actions,
+      error,
+      latencyMs: Math.max(0, Date.now() - turn.startedAt),
+    }),
+  };
+}
+
+/**
+ * One round of an LLM turn as one step: runs the tool calls of `step` (each validated, with its
+ * `tool.called` and `tool.completed` / `tool.failed` events), sends their results to the model, and
+ * settles its answer (recorded if final). A retry after a crash runs the round's tools again.
+ */
+export async function continueTurn(
+  ctx: CoreContext,
+  input: TurnRef & { step: ToolRound; tools: AgentTool[]; owner: Owner; caller: Caller },
+): Promise<TurnStep> {
+  const { step } = input;
+  const messages: ChatMessage[] = [
+    ...step.messages,
+    { role: 'assistant', content: step.content, tool_calls: step.toolCalls },
+  ];
+  const actions = [...step.actions];
+  for (const call of step.toolCalls) {
+    const ran = await runAgentTool(ctx, {
+      sessionId: input.sessionId,
+      call,
+      tools: input.tools,
+      owner: input.owner,
+      caller: input.caller,
+    });
+    actions.push(ran.action);
+    messages.push({ role: 'tool', tool_call_id: call.id, content: ran.content });
+  }
+  const answer = await chatCompletion(ctx, { messages, tools: input.tools });
+  return settleAnswer(ctx, input, answer, { round: step.round + 1, messages, actions });
 }
 
 /**
