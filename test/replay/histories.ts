@@ -19,6 +19,8 @@ export const SCENARIOS = {
   /** Recorded before the voice-command-inline patch: the voice command runs as a child workflow. */
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
   'voice-session-inline-command-fallback-end': 'voiceSessionWorkflow',
+  /** With a model: a command and an answer recorded while planning, a tool round (continueTurn). */
+  'voice-session-planned-turns': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',

@@ -21,6 +21,7 @@ import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN } from '../support/env';
 import { createIsolatedDatabase } from '../support/isolated-db';
+import { startLlmDouble } from '../support/llm-double';
 import { startMcpTestServer } from '../support/mcp-test-server';
 import { completeManifest } from '../support/personas';
 import { startReceiver } from '../support/receiver';
@@ -152,7 +153,10 @@ async function main(): Promise<void> {
         throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.data;
     };
+    // `npm run histories:record -- <scenario>…` writes only those (every scenario still runs)
+    const only = process.argv.slice(2);
     const record = async (name: ScenarioName, handle: WorkflowHandle) => {
+      if (only.length > 0 && !only.includes(name)) return;
       const file = path.join(HISTORIES_DIR, `${name}.json`);
       fs.writeFileSync(file, await historyOf(handle));
       written.push(file);
@@ -338,6 +342,56 @@ async function main(): Promise<void> {
       'voice-session-inline-command-fallback-end',
       app.ctx.temporal.workflow.getHandle(session.id),
     );
+
+    // a voice session with a model (the LLM double), served by an app and worker of their own on
+    // another task queue (LLM_BASE_URL set): the speak-only command and an answer without a tool are
+    // recorded while planning; a question about an order makes the model call the MCP tool, one round
+    // (continueTurn) that records the turn with the model's final answer; then the end
+    const llm = await startLlmDouble();
+    stops.push(() => llm.close());
+    llm.script((req) => {
+      const toolAnswer = req.messages.find((m) => m.role === 'tool');
+      if (toolAnswer)
+        return { content: `Your order is ${JSON.parse(toolAnswer.content ?? '{}').result?.status}.` };
+      if (/order/i.test(req.messages.at(-1)?.content ?? '')) {
+        return {
+          tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'A-1' } }],
+        };
+      }
+      return { content: 'Hello! How can I help?' };
+    });
+    const llmApp = await startTestApp({
+      RATE_LIMITS: 'off',
+      LLM_BASE_URL: llm.baseUrl,
+      TEMPORAL_TASK_QUEUE: 'vp-histories-llm',
+    });
+    stops.push(() => llmApp.close());
+    const llmWorker = await startWorker(llmApp.ctx, temporal.address);
+    stops.push(() => llmWorker.stop());
+    const llmApi = async (method: string, urlPath: string, body?: unknown) => {
+      const res = await call(llmApp.baseUrl, method, `/api/v2/developers${urlPath}`, {
+        token: dev.testKey,
+        body,
+      });
+      if (res.status >= 300)
+        throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.data;
+    };
+    await llmApi('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url });
+    const planned = await llmApi('POST', '/sessions', { personaId: sessionPersona.id, userId: 'caller-llm' });
+    const turns = [];
+    for (const text of ['What are your opening hours?', 'Hello there', 'Where is my order A-1?']) {
+      turns.push(await llmApi('POST', `/sessions/${planned.id}/turns`, { text }));
+    }
+    if (
+      turns.map((t) => t.route).join() !== 'workflow,llm,llm' ||
+      turns[2].reply.text !== 'Your order is shipped.' ||
+      turns[2].actions[0]?.success !== true
+    ) {
+      throw new Error(`planned session: ${JSON.stringify(turns)}`);
+    }
+    await llmApi('POST', `/sessions/${planned.id}/end`);
+    await record('voice-session-planned-turns', llmApp.ctx.temporal.workflow.getHandle(planned.id));
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
