@@ -9,7 +9,7 @@ import { signDevToken } from '../src/auth/dev-idp';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
-import { startLlmDouble } from '../test/support/llm-double';
+import { orderDeskModel, startLlmDouble } from '../test/support/llm-double';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
 import { completeManifest } from '../test/support/personas';
 import { floorTurn, floorWorkflow } from './floor-workflow';
@@ -53,16 +53,7 @@ async function main(): Promise<void> {
   const mcp = await startMcpTestServer();
   const llm = await startLlmDouble();
   // the model: a question about an order → the lookup tool, then an answer from its result
-  llm.script((req) => {
-    const toolAnswer = req.messages.find((m) => m.role === 'tool');
-    if (toolAnswer)
-      return { content: `Your order is ${JSON.parse(toolAnswer.content ?? '{}').result?.status}.` };
-    const last = req.messages.at(-1)?.content ?? '';
-    if (/order/i.test(last)) {
-      return { tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'A-1' } }] };
-    }
-    return { content: 'Hello!' };
-  });
+  llm.script(orderDeskModel('Hello!'));
   // the platform (API and worker in one process, as `npm start` runs them) in a process of its own:
   // this one is the outside world (callers, the model, the MCP server)
   const split = process.env.BENCH_SPLIT === '1';
@@ -100,7 +91,6 @@ async function main(): Promise<void> {
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       })
     : null;
-  if (workerProcess) await new Promise((r) => setTimeout(r, 5000));
   const base = `http://127.0.0.1:${apiPort}`;
   try {
     const token = await signDevToken(workspace.dataDir, 'bench@example.com');

@@ -21,7 +21,7 @@ import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN } from '../support/env';
 import { createIsolatedDatabase } from '../support/isolated-db';
-import { startLlmDouble } from '../support/llm-double';
+import { orderDeskModel, startLlmDouble } from '../support/llm-double';
 import { startMcpTestServer } from '../support/mcp-test-server';
 import { completeManifest } from '../support/personas';
 import { startReceiver } from '../support/receiver';
@@ -349,17 +349,7 @@ async function main(): Promise<void> {
     // (continueTurn) that records the turn with the model's final answer; then the end
     const llm = await startLlmDouble();
     stops.push(() => llm.close());
-    llm.script((req) => {
-      const toolAnswer = req.messages.find((m) => m.role === 'tool');
-      if (toolAnswer)
-        return { content: `Your order is ${JSON.parse(toolAnswer.content ?? '{}').result?.status}.` };
-      if (/order/i.test(req.messages.at(-1)?.content ?? '')) {
-        return {
-          tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'A-1' } }],
-        };
-      }
-      return { content: 'Hello! How can I help?' };
-    });
+    llm.script(orderDeskModel('Hello! How can I help?'));
     const llmApp = await startTestApp({
       RATE_LIMITS: 'off',
       LLM_BASE_URL: llm.baseUrl,

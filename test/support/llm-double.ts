@@ -86,3 +86,19 @@ export async function startLlmDouble(): Promise<{
       }),
   };
 }
+
+/**
+ * A scripted model for an order desk with an `orders` MCP server: a question about an order → the
+ * `orders__lookup_order` tool for order A-1, then an answer from its result; anything else → `greeting`.
+ */
+export const orderDeskModel =
+  (greeting: string) =>
+  (req: LlmRequest): LlmReply => {
+    const toolAnswer = req.messages.find((m) => m.role === 'tool');
+    if (toolAnswer)
+      return { content: `Your order is ${JSON.parse(toolAnswer.content ?? '{}').result?.status}.` };
+    if (/order/i.test(req.messages.at(-1)?.content ?? '')) {
+      return { tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'A-1' } }] };
+    }
+    return { content: greeting };
+  };
