@@ -51,14 +51,34 @@ const STOP_GRACE_MS = 5_000;
 export async function startTemporalDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
   const cli = await findTemporalCli({ logger: opts.logger });
-  const [port, uiPort, httpPort, metricsPort] = await reservePorts(ip, [
-    opts.port || 0,
-    opts.uiPort || 0,
-    0,
-    0,
-  ]);
-  const ports = { port, uiPort, httpPort, metricsPort };
-  return cli ? spawnDevServer(cli, ip, ports, opts) : startWithSdkDownload(ip, ports, opts);
+  for (let attempt = 1; ; attempt++) {
+    const [port, uiPort, httpPort, metricsPort] = await reservePorts(ip, [
+      opts.port || 0,
+      opts.uiPort || 0,
+      0,
+      0,
+    ]);
+    const ports = { port, uiPort, httpPort, metricsPort };
+    try {
+      return await (cli ? spawnDevServer(cli, ip, ports, opts) : startWithSdkDownload(ip, ports, opts));
+    } catch (err) {
+      // The ports are free when picked but released before the server binds them, and the server picks
+      // its internal service ports itself: another process (or the server's own picks) can take one in
+      // between. Start again on freshly picked ports.
+      if (attempt >= PORT_RACE_ATTEMPTS || !isPortRace(err)) throw err;
+      opts.logger.warn(
+        { attempt, ports },
+        'Temporal dev server lost a port race; starting it again on new ports',
+      );
+    }
+  }
+}
+
+const PORT_RACE_ATTEMPTS = 4;
+
+/** The server exited because a port it was given, or picked itself, was taken before it could bind it. */
+export function isPortRace(err: unknown): boolean {
+  return err instanceof Error && /address already in use|EADDRINUSE/i.test(err.message);
 }
 
 interface Ports {
