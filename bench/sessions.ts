@@ -9,6 +9,7 @@ import { signDevToken } from '../src/auth/dev-idp';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
+import { PlatformWorker } from '../src/temporal/worker';
 import { orderDeskModel, startLlmDouble } from '../test/support/llm-double';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
 import { completeManifest } from '../test/support/personas';
@@ -171,19 +172,19 @@ async function main(): Promise<void> {
     const toolTimes = await sequential(directTool, TURNS);
     // the orchestration floor, same run: a Workflow Update running one local activity, no platform code
     // (a worker of this process on a task queue of its own, as the platform's worker runs turns)
-    const floor = await (async () => {
+    const floorWith = async (WorkerClass: typeof Worker, taskQueue: string) => {
       const connection = await NativeConnection.connect({ address: temporal.address });
-      const worker = await Worker.create({
+      const worker = await WorkerClass.create({
         connection,
-        taskQueue: 'bench-floor',
+        taskQueue,
         workflowsPath: require.resolve('./floor-workflow'),
         activities: { echo: async (text: string) => text },
       });
       const running = worker.run();
       const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
       const handle = await client.workflow.start(floorWorkflow, {
-        taskQueue: 'bench-floor',
-        workflowId: `bench-floor-${Date.now()}`,
+        taskQueue,
+        workflowId: `${taskQueue}-${Date.now()}`,
       });
       try {
         return await sequential(async () => {
@@ -198,7 +199,10 @@ async function main(): Promise<void> {
         await client.connection.close();
         await connection.close();
       }
-    })();
+    };
+    // the SDK's default worker (a watchdog thread per call into a workflow) and the platform's worker
+    const sdkFloor = await floorWith(Worker, 'bench-floor-sdk');
+    const floor = await floorWith(PlatformWorker, 'bench-floor');
     const refusal = await sequential(
       () => turn(commandSession, 'Can you give me medical advice?', 'refusal'),
       TURNS,
@@ -271,6 +275,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `Temporal floor: 1 update + 1 local activity, no platform code (${TURNS}×)   p50 ${ms(floor.p50)}   p95 ${ms(floor.p95)}`,
+    );
+    console.log(
+      `  the same on the SDK's default worker (a watchdog thread per call into a workflow): p50 ${ms(sdkFloor.p50)}   p95 ${ms(sdkFloor.p95)} → ×${(sdkFloor.p95 / floor.p95).toFixed(2)} at p95`,
     );
     console.log(
       `refusal turn, the platform's floor (${TURNS}×)   p50 ${ms(refusal.p50)}   p95 ${ms(refusal.p95)}   p99 ${ms(refusal.p99)}`,
