@@ -15,6 +15,9 @@ interface EventRow {
   id: string;
 }
 
+/** What ended the dispatcher's wait: a NOTIFY of new events, or the poll timer (or stop). */
+type Wake = 'notify' | 'timer';
+
 /**
  * Turns the outbox into each area's work (webhook deliveries, workflow executions…), in two steps
  * that each survive a crash at any point:
@@ -69,21 +72,34 @@ export class EventDispatcher {
     this.listener = undefined;
   }
 
-  /** One pass of both steps; returns how many rows it moved. Exposed for tests and benchmarks. */
-  async dispatchOnce(): Promise<number> {
-    let moved = await this.fanOut();
+  /**
+   * One pass of both steps; returns how many rows it moved. Exposed for tests and benchmarks.
+   * A sweep (the default) runs every handler's start pass; otherwise only the passes of handlers
+   * whose fan-out just wrote rows run (a notification: the rest are recovery scans, swept on the
+   * poll interval).
+   */
+  async dispatchOnce(opts: { sweep?: boolean } = {}): Promise<number> {
+    const { events, wrote } = await this.fanOut();
+    let moved = events;
     for (const handler of this.handlers) {
-      if (handler.startPending) moved += await handler.startPending((pass) => this.startClaimed(pass));
+      if (!handler.startPending || (opts.sweep === false && !wrote.has(handler))) continue;
+      moved += await handler.startPending((pass) => this.startClaimed(pass));
     }
     return moved;
   }
 
   private async run(): Promise<void> {
     await this.listen();
+    let sweptAt = 0;
+    let woke: Wake = 'timer';
     while (this.running) {
       let moved = 0;
+      // a notification means new events: fan them out and start what that wrote; the recovery scans
+      // of every handler run on the poll interval (and after a failure or a full batch)
+      const sweep = woke !== 'notify' || Date.now() - sweptAt >= POLL_WITH_NOTIFY_MS;
+      if (sweep) sweptAt = Date.now();
       try {
-        moved = await this.dispatchOnce();
+        moved = await this.dispatchOnce({ sweep });
         if (this.failures > 0) this.deps.logger.info('event dispatcher recovered');
         this.failures = 0;
       } catch (error) {
@@ -94,25 +110,31 @@ export class EventDispatcher {
         );
       }
       if (!this.running) break;
-      if (moved >= BATCH) continue; // more waiting: go again at once
+      if (moved >= BATCH) {
+        woke = 'timer'; // more waiting: go again at once, every handler
+        continue;
+      }
       const backoff = this.failures > 0 ? Math.min(MAX_BACKOFF_MS, 250 * 2 ** this.failures) : undefined;
-      await this.sleep(backoff ?? (this.listener ? POLL_WITH_NOTIFY_MS : POLL_WITHOUT_NOTIFY_MS), !backoff);
+      woke = await this.sleep(
+        backoff ?? (this.listener ? POLL_WITH_NOTIFY_MS : POLL_WITHOUT_NOTIFY_MS),
+        !backoff,
+      );
       if (!this.listener && this.deps.listenUrl && this.running) await this.listen();
     }
   }
 
   /** Waits `ms`; a notification ends the wait early unless backing off; stop() always does. */
-  private sleep(ms: number, wakeOnNotify: boolean): Promise<void> {
+  private sleep(ms: number, wakeOnNotify: boolean): Promise<Wake> {
     return new Promise((resolve) => {
-      const finish = () => {
+      const finish = (why: Wake) => {
         clearTimeout(timer);
         this.wake = undefined;
         this.interrupt = undefined;
-        resolve();
+        resolve(why);
       };
-      const timer = setTimeout(finish, ms);
-      this.wake = wakeOnNotify ? finish : undefined;
-      this.interrupt = finish;
+      const timer = setTimeout(() => finish('timer'), ms);
+      this.wake = wakeOnNotify ? () => finish('notify') : undefined;
+      this.interrupt = () => finish('timer');
     });
   }
 
@@ -135,18 +157,26 @@ export class EventDispatcher {
     }
   }
 
-  /** Step 1: claimed events → every handler's pending rows, in one transaction. */
-  private async fanOut(): Promise<number> {
+  /**
+   * Step 1: claimed events → every handler's pending rows, in one transaction. The claim marks the
+   * events dispatched in the same statement (the transaction makes both or neither). Answers how many
+   * events moved and which handlers wrote rows.
+   */
+  private async fanOut(): Promise<{ events: number; wrote: Set<OutboxHandler> }> {
     return this.deps.knex.transaction(async (trx) => {
+      const wrote = new Set<OutboxHandler>();
       const { rows: events } = await trx.raw<{ rows: EventRow[] }>(
-        `select id from events where dispatched_at is null order by created_at limit ? for update skip locked`,
+        `update events set dispatched_at = now() where id in (
+           select id from events where dispatched_at is null order by created_at limit ? for update skip locked
+         ) returning id`,
         [BATCH],
       );
-      if (events.length === 0) return 0;
+      if (events.length === 0) return { events: 0, wrote };
       const ids = events.map((e) => e.id);
-      for (const handler of this.handlers) await handler.onEvents?.(trx, ids);
-      await trx.raw(`update events set dispatched_at = now() where id = any(?)`, [ids]);
-      return events.length;
+      for (const handler of this.handlers) {
+        if (((await handler.onEvents?.(trx, ids)) ?? 0) > 0) wrote.add(handler);
+      }
+      return { events: events.length, wrote };
     });
   }
 

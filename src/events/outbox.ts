@@ -30,7 +30,8 @@ export type StartClaimed = <Row extends { id: string }>(pass: ClaimedStart<Row>)
  * - `onEvents` inside the claim transaction, with the ids of the claimed events: write this
  *   area's pending work as rows with ids derived from the event (a re-run inserts nothing twice).
  *   The events are marked dispatched in the same transaction.
- * - `startPending` after that commit, and on every pass: start the workflows of this area's rows
+ * - `startPending` after that commit when `onEvents` wrote rows, and on every sweep (the poll
+ *   interval, and after a failure or a full batch): start the workflows of this area's rows
  *   that have none yet through `startClaimed` (claimed with SKIP LOCKED, started, recorded as
  *   started; a failed start leaves the row for the next pass and makes the dispatcher back off).
  * Returns how many rows moved.
@@ -38,6 +39,7 @@ export type StartClaimed = <Row extends { id: string }>(pass: ClaimedStart<Row>)
 export interface OutboxHandler {
   /** For logs. */
   readonly name: string;
-  onEvents?(trx: Knex.Transaction, eventIds: string[]): Promise<void>;
+  /** Answers how many rows it wrote: their start pass runs right after (others wait for a sweep). */
+  onEvents?(trx: Knex.Transaction, eventIds: string[]): Promise<number>;
   startPending?(startClaimed: StartClaimed): Promise<number>;
 }

@@ -52,7 +52,7 @@ export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): Ou
 
     async onEvents(trx, eventIds) {
       const matches = await matchingWebhooks(trx, eventIds);
-      if (matches.length === 0) return;
+      if (matches.length === 0) return 0;
       await trx.raw(
         `insert into deliveries (id, account_id, environment, webhook_id, event_id, event_type, status, attempts, test, created_at)
          select * , 'pending', 0, false, now() from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
@@ -66,6 +66,7 @@ export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): Ou
           matches.map((m) => m.eventType),
         ],
       );
+      return matches.length;
     },
 
     startPending(startClaimed) {
