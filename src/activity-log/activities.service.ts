@@ -135,30 +135,46 @@ export async function recentActivitiesForContext(
   personaId: string | null,
   limit = 20,
 ): Promise<ContextActivity[]> {
-  const rows = await em.getConnection().execute<
-    {
-      id: string;
-      type: string;
-      payload: Record<string, unknown> | string;
-      occurred_at: Date | string;
-      persona_id: string | null;
-      session_id: string | null;
-    }[]
-  >(
-    `select id, type, payload, occurred_at, persona_id, session_id from activities
+  const { sql, bindings } = contextActivitiesQuery(owner, userId, personaId, limit);
+  const rows = await em
+    .getConnection()
+    .execute<ContextActivityRow[]>(sql, bindings, 'all', em.getTransactionContext());
+  return rows.map(contextActivityOf);
+}
+
+/** A row of `contextActivitiesQuery` (as the driver gives it, or as JSON). */
+export interface ContextActivityRow {
+  id: string;
+  type: string;
+  payload: Record<string, unknown> | string;
+  occurred_at: Date | string;
+  persona_id: string | null;
+  session_id: string | null;
+}
+
+/** recentActivitiesForContext's statement, newest first (also a subquery of a voice turn's context statement). */
+export function contextActivitiesQuery(
+  owner: Owner,
+  userId: string,
+  personaId: string | null,
+  limit: number,
+): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `select id, type, payload, occurred_at, persona_id, session_id from activities
         where account_id = ? and environment = ? and user_id = ?
           and (persona_id is null or persona_id = ?)
         order by occurred_at desc, id desc limit ?`,
-    [owner.accountId, owner.environment, userId, personaId, Math.max(0, Math.floor(limit))],
-    'all',
-    em.getTransactionContext(),
-  );
-  return rows.map((r) => ({
+    bindings: [owner.accountId, owner.environment, userId, personaId, Math.max(0, Math.floor(limit))],
+  };
+}
+
+export function contextActivityOf(r: ContextActivityRow): ContextActivity {
+  return {
     id: r.id,
     type: r.type,
     payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
     occurredAt: new Date(r.occurred_at).toISOString(),
     personaId: r.persona_id,
     sessionId: r.session_id,
-  }));
+  };
 }

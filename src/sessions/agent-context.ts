@@ -1,14 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recentActivitiesForContext } from '../activity-log/activities.service';
+import {
+  type ContextActivityRow,
+  contextActivitiesQuery,
+  contextActivityOf,
+} from '../activity-log/activities.service';
 import type { CoreContext } from '../app/context';
 import type { Owner } from '../common/owner';
-import { installedToolsForUser } from '../marketplace/installations/installed-tools';
+import {
+  type InstalledTool,
+  type InstalledToolRow,
+  installedToolsOf,
+  installedToolsQuery,
+} from '../marketplace/installations/installed-tools';
 import { withPooledMcpClient } from '../mcp/mcp-client';
 import { type DiscoveredTool, McpServer } from '../mcp/mcp-server.entity';
 import type { PersonaManifest } from '../personas/manifest';
 import { Persona } from '../personas/persona.entity';
-import { Tool } from '../tools/tool.entity';
-import { type Session, SessionTurn } from './session.entity';
+import type { Session } from './session.entity';
 
 /** A chat message as OpenAI-compatible chat completions take it. */
 export type ChatMessage =
@@ -128,49 +136,61 @@ async function serverTools(ctx: CoreContext, em: EntityManager, owner: Owner, se
   return tools;
 }
 
+/** What agentTools is given of the environment's tools (agentContextRows reads them with the rest). */
+export interface ToolRows {
+  custom: { id: string; name: string; description: string | null; parameters: Record<string, unknown> }[];
+  servers: {
+    id: string;
+    name: string;
+    tools: DiscoveredTool[] | null;
+    tools_fetched_at: string | Date | null;
+  }[];
+  installed: InstalledTool[];
+}
+
 /**
  * Every custom tool and every tool of the environment's MCP servers, then the marketplace tools the
- * caller (`userId`) installed (`market__<item id>`), named for the model.
+ * caller installed (`market__<item id>`), named for the model. A server whose stored tool list is
+ * older than AGENT_TOOLS_TTL_MS is listed again (loaded whole, for its connection).
  */
 export async function agentTools(
   ctx: CoreContext,
   em: EntityManager,
   owner: Owner,
-  userId?: string,
+  rows: ToolRows,
 ): Promise<AgentTool[]> {
-  const where = { account: owner.accountId, environment: owner.environment };
-  const [custom, servers, installed] = await Promise.all([
-    em.find(Tool, where, { orderBy: { createdAt: 'asc' } }),
-    em.find(McpServer, where, { orderBy: { createdAt: 'asc' } }),
-    userId ? installedToolsForUser(em, userId) : Promise.resolve([]),
-  ]);
-  const tools: AgentTool[] = custom.map((t) => ({
+  const tools: AgentTool[] = rows.custom.map((t) => ({
     name: functionName(t.name),
     description: t.description ?? t.name,
     parameters: t.parameters,
     ref: { kind: 'custom', toolId: t.id },
   }));
   const discovered = await Promise.all(
-    servers.map(async (server) => {
+    rows.servers.map(async (row) => {
       try {
-        return (await serverTools(ctx, em, owner, server)).map(
+        const fetchedAt = row.tools_fetched_at ? new Date(row.tools_fetched_at).getTime() : undefined;
+        const fresh = row.tools && fetchedAt !== undefined && Date.now() - fetchedAt < AGENT_TOOLS_TTL_MS;
+        const listed = fresh
+          ? (row.tools as DiscoveredTool[])
+          : await serverTools(ctx, em, owner, await em.findOneOrFail(McpServer, { id: row.id }));
+        return listed.map(
           (t): AgentTool => ({
-            name: functionName(`${server.name}__${t.name}`),
+            name: functionName(`${row.name}__${t.name}`),
             description: t.description ?? t.name,
             parameters: t.inputSchema ?? { type: 'object', properties: {} },
-            ref: { kind: 'mcp', serverId: server.id, toolName: t.name },
+            ref: { kind: 'mcp', serverId: row.id, toolName: t.name },
           }),
         );
       } catch (error) {
         ctx.logger.warn(
-          { err: error, serverId: server.id },
+          { err: error, serverId: row.id },
           'MCP server unavailable; its tools are left out of this turn',
         );
         return [];
       }
     }),
   );
-  const market = installed.map(
+  const market = rows.installed.map(
     (t): AgentTool => ({
       name: functionName(`market__${t.itemId}`),
       description: t.description,
@@ -180,6 +200,48 @@ export async function agentTools(
   );
   const seen = new Set<string>();
   return [...tools, ...discovered.flat(), ...market].filter((t) => !seen.has(t.name) && seen.add(t.name));
+}
+
+/**
+ * Everything a turn's context is built from besides the persona, in one statement: the caller's
+ * recent activities, the environment's custom tools and MCP servers (with their stored tool lists),
+ * the caller's installed marketplace tools and the session's last HISTORY_TURNS turns. Each part is a
+ * JSON array in the order its own query gives.
+ */
+async function agentContextRows(em: EntityManager, session: Session, withTools: boolean) {
+  const owner = ownerOf(session);
+  const activities = contextActivitiesQuery(owner, session.userId, session.personaId, CONTEXT_ACTIVITIES);
+  const installed = installedToolsQuery(session.userId);
+  const asJson = (sql: string) => `(select coalesce(json_agg(r), '[]'::json) from (${sql}) r)`;
+  const none = `'[]'::json`;
+  const [row] = await em.getConnection().execute<
+    {
+      activities: ContextActivityRow[];
+      custom: ToolRows['custom'];
+      servers: ToolRows['servers'];
+      installed: InstalledToolRow[];
+      history: { text: string; reply: string }[];
+    }[]
+  >(
+    `select ${asJson(activities.sql)} as activities,
+            ${withTools ? asJson('select id, name, description, parameters from tools where account_id = ? and environment = ? order by created_at, id') : none} as custom,
+            ${withTools ? asJson('select id, name, tools, tools_fetched_at from mcp_servers where account_id = ? and environment = ? order by created_at, id') : none} as servers,
+            ${withTools ? asJson(installed.sql) : none} as installed,
+            ${asJson('select text, reply from (select index, text, reply from session_turns where session_id = ? order by index desc limit ?) t order by index')} as history`,
+    [
+      ...activities.bindings,
+      ...(withTools
+        ? [owner.accountId, owner.environment, owner.accountId, owner.environment, ...installed.bindings]
+        : []),
+      session.id,
+      HISTORY_TURNS,
+    ],
+  );
+  return {
+    activities: row.activities.map(contextActivityOf),
+    tools: { custom: row.custom, servers: row.servers, installed: installedToolsOf(row.installed) },
+    history: row.history,
+  };
 }
 
 /** The persona's manifest, or an empty one if the persona was deleted during the session. */
@@ -195,16 +257,15 @@ export async function buildAgentContext(
   /** The persona's manifest when the caller has it already (loaded with the session). */
   persona?: PersonaManifest,
 ): Promise<AgentContext> {
-  const owner = ownerOf(session);
-  const [manifest, activities, tools, turns] = await Promise.all([
+  const withTools = Boolean(ctx.config.llm.baseUrl);
+  const [manifest, rows] = await Promise.all([
     persona ?? sessionPersona(em, session),
-    recentActivitiesForContext(em, owner, session.userId, session.personaId, CONTEXT_ACTIVITIES),
-    ctx.config.llm.baseUrl ? agentTools(ctx, em, owner, session.userId) : Promise.resolve([]),
-    em.find(SessionTurn, { sessionId: session.id }, { orderBy: { index: 'desc' }, limit: HISTORY_TURNS }),
+    agentContextRows(em, session, withTools),
   ]);
-  const history: ChatMessage[] = turns.reverse().flatMap((t) => [
+  const tools = withTools ? await agentTools(ctx, em, ownerOf(session), rows.tools) : [];
+  const history: ChatMessage[] = rows.history.flatMap((t) => [
     { role: 'user' as const, content: t.text },
     { role: 'assistant' as const, content: t.reply },
   ]);
-  return { system: systemPrompt(manifest, session.userId, activities), tools, history };
+  return { system: systemPrompt(manifest, session.userId, rows.activities), tools, history };
 }

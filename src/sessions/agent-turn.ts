@@ -13,7 +13,11 @@ import { recordExecutionStart, recordFinishedExecution } from '../workflows/exec
 import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
 import { interpretGraph } from '../workflows/interpreter';
 import { matchCommand, normalizeUtterance } from '../workflows/matching';
-import { voiceCommands } from '../workflows/voice-commands';
+import {
+  type VoiceCommandWorkflow,
+  voiceCommandsOf,
+  voiceCommandWorkflowsJson,
+} from '../workflows/voice-commands';
 import { WorkflowExecution } from '../workflows/workflow.entity';
 import {
   type AgentTool,
@@ -94,18 +98,26 @@ const LLM_TIMEOUT_MS = 30_000;
 export const FALLBACK_REPLY =
   "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
 
-/** The session and its persona's manifest (empty if the persona was deleted): one query. */
+/**
+ * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of
+ * its account and environment: one query.
+ */
 async function loadSession(ctx: CoreContext, sessionId: string) {
   const em = ctx.orm.em.fork();
-  const [row] = await em
-    .getConnection()
-    .execute(
-      'select s.*, p.manifest as persona_manifest from sessions s left join personas p on p.id = s.persona_id where s.id = ?',
-      [sessionId],
-    );
+  const [row] = await em.getConnection().execute(
+    `select s.*, p.manifest as persona_manifest,
+            ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows
+       from sessions s left join personas p on p.id = s.persona_id where s.id = ?`,
+    [sessionId],
+  );
   if (!row) throw new Error(`Session ${sessionId} does not exist`);
-  const { persona_manifest: manifest, ...columns } = row;
-  return { em, session: em.map(Session, columns), manifest: (manifest ?? {}) as PersonaManifest };
+  const { persona_manifest: manifest, voice_command_workflows: workflows, ...columns } = row;
+  return {
+    em,
+    session: em.map(Session, columns),
+    manifest: (manifest ?? {}) as PersonaManifest,
+    commands: voiceCommandsOf(workflows as VoiceCommandWorkflow[]),
+  };
 }
 
 /** An out-of-scope topic of the persona named in the utterance (every word of the topic present). */
@@ -190,7 +202,7 @@ export async function planTurn(
   },
 ): Promise<TurnPlan> {
   const started = input.startedAt ?? Date.now();
-  const { em, session, manifest } = await loadSession(ctx, input.sessionId);
+  const { em, session, manifest, commands } = await loadSession(ctx, input.sessionId);
   // answered here: recorded at once, without a second step
   const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
     kind: 'recorded',
@@ -214,7 +226,6 @@ export async function planTurn(
   }
 
   const owner = ownerOf(session);
-  const commands = await voiceCommands(em, owner);
   const match = matchCommand(input.text, commands);
   if (match.kind === 'match') {
     const workflow = match.best.item;

@@ -21,16 +21,31 @@ export interface InstalledTool {
  * left out. Run one with `executeInstalledTool(ctx, { userId, tier, itemId, arguments })`.
  */
 export async function installedToolsForUser(em: EntityManager, userId: string): Promise<InstalledTool[]> {
-  const rows = await em
-    .getConnection()
-    .execute<{ item_id: string; installation_id: string; manifest: ToolManifest; version: string }[]>(
-      `select inst.item_id, inst.id as installation_id, i.manifest, i.version
+  const { sql, bindings } = installedToolsQuery(userId);
+  return installedToolsOf(await em.getConnection().execute<InstalledToolRow[]>(sql, bindings));
+}
+
+/** A row of `installedToolsQuery` (as the driver gives it, or as JSON). */
+export interface InstalledToolRow {
+  item_id: string;
+  installation_id: string;
+  manifest: ToolManifest;
+  version: string;
+}
+
+/** installedToolsForUser's statement, oldest first (also a subquery of a voice turn's context statement). */
+export function installedToolsQuery(userId: string): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `select inst.item_id, inst.id as installation_id, i.manifest, i.version
        from marketplace_installations inst join marketplace_items i on i.id = inst.item_id
       where inst.user_id = ? and inst.status = 'active' and inst.item_type = 'tool'
         and (i.status = 'approved' or (i.status = 'removal_scheduled' and i.removes_at > now()))
       order by inst.installed_at, inst.id`,
-      [userId],
-    );
+    bindings: [userId],
+  };
+}
+
+export function installedToolsOf(rows: InstalledToolRow[]): InstalledTool[] {
   return rows
     .filter((r) => isExecutable(r.manifest))
     .map((r) => ({
