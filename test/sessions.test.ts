@@ -535,5 +535,9 @@ describe('sessions without an LLM, idle timeouts and long conversations', () => 
     expect(ended).toMatchObject({ endReason: 'idle_timeout', turnCount: 1 });
     const [event] = await eventsOf(app, 'session.ended', id);
     expect(event.data).toMatchObject({ turnCount: 1, reason: 'idle_timeout' });
+    // the API saw this session active at the first turn; ended by its workflow since, it refuses
+    const after = await platform(app, dev.testKey, 'POST', `/sessions/${id}/turns`, { text: 'still there?' });
+    expect(after.status).toBe(409);
+    expect(after.body.error).toMatch(/has ended/);
   });
 });

@@ -111,6 +111,24 @@ export async function getSession(em: EntityManager, owner: Owner, id: string) {
   return { ...sessionView(session), transcript: turns.map(turnRecord) };
 }
 
+/** Sessions this process saw active, with what never changes of them (bounded; oldest out first). */
+const activeSessions = new Map<string, { accountId: string; environment: string; personaId: string }>();
+const ACTIVE_SESSIONS_KEPT = 10_000;
+
+function rememberActive(session: Session) {
+  const known = {
+    accountId: session.account,
+    environment: session.environment,
+    personaId: session.personaId,
+  };
+  if (activeSessions.size >= ACTIVE_SESSIONS_KEPT) {
+    const oldest = activeSessions.keys().next().value;
+    if (oldest !== undefined) activeSessions.delete(oldest);
+  }
+  activeSessions.set(session.id, known);
+  return known;
+}
+
 /** How long a turn's answer is awaited before the caller is told to look for it later. */
 const TURN_WAIT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 2;
@@ -155,20 +173,31 @@ export async function takeTurn(
   input: TurnInput,
   res?: Response,
 ): Promise<TurnViewShape> {
-  const session = await findSession(em, owner, id);
-  if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
+  // a session seen active and owned by this caller is not read again: its owner and persona never
+  // change, and its workflow refuses turns once it has ended (409 as below)
+  let session: Session | undefined;
+  let known = activeSessions.get(id);
+  if (!known || known.accountId !== owner.accountId || known.environment !== owner.environment) {
+    session = await findSession(em, owner, id);
+    if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
+    known = rememberActive(session);
+  }
+  // the client's connection, not a worker's native one: that one ignores abort signals and retries
+  // while Temporal is down, where a turn must be answered 503 at once
+  const temporal = ctx.temporal;
   let turn: TurnRecord;
   try {
-    turn = await ctx.temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
-      ctx.temporal.workflow
+    turn = await temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
+      temporal.workflow
         .getHandle(id)
         .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }] }),
     );
   } catch (error) {
-    workflowError(error, session, res);
+    activeSessions.delete(id);
+    workflowError(error, session ?? (await findSession(em, owner, id)), res);
   }
   if (!input.audio) return turn;
-  const persona = await em.findOne(Persona, { id: session.personaId });
+  const persona = await em.findOne(Persona, { id: known.personaId });
   const voiceId = persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria';
   try {
     const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
@@ -191,6 +220,7 @@ export async function endSession(
   res?: Response,
 ) {
   const session = await findSession(em, owner, id);
+  activeSessions.delete(id);
   if (session.status === 'active') {
     try {
       await ctx.temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
