@@ -525,6 +525,26 @@ describe('sessions without an LLM, idle timeouts and long conversations', () => 
     expect(detail.turnCount).toBe(6);
   });
 
+  it('counts the idle timeout from the last turn: turns keep a session open past it, one timer per idle period', async () => {
+    const id = await start();
+    for (let i = 0; i < 4; i++) {
+      await say(id, `still here ${i}`);
+      await new Promise((r) => setTimeout(r, 900)); // 3.6 s of turns against a 2 s idle timeout
+    }
+    expect((await platform(app, dev.testKey, 'GET', `/sessions/${id}`)).body.data.status).toBe('active');
+    // the turns started no timer of their own: at most one per idle period (and one per run)
+    const handle = app.ctx.temporal.workflow.getHandle(id);
+    let timers = 0;
+    for await (const event of (await handle.fetchHistory()).events ?? [])
+      if (event.timerStartedEventAttributes) timers++;
+    expect(timers).toBeLessThanOrEqual(2);
+    const ended = await eventually(async () => {
+      const r = await platform(app, dev.testKey, 'GET', `/sessions/${id}`);
+      return r.body.data.status === 'ended' && r.body.data;
+    }, 20_000);
+    expect(ended).toMatchObject({ endReason: 'idle_timeout', turnCount: 4 });
+  });
+
   it('ends an idle session after SESSION_IDLE_TIMEOUT_S (a durable timer)', async () => {
     const id = await start();
     await say(id, 'hello');

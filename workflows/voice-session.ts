@@ -212,12 +212,17 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
  * once. Every `turnsPerRun` turns the workflow continues as new, so a long conversation's history
  * stays bounded.
  */
+/** A session's idle timer runs once per idle period (it was cancelled and started again every turn). */
+const IDLE_TIMER_PER_PERIOD = 'session-idle-timer-per-period';
+
 export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<SessionEnd> {
   let turnCount = input.turnCount ?? 0;
   let turnsThisRun = 0;
   let status: 'active' | 'ending' | 'ended' = 'active';
   let busy = false;
   let ended: SessionEnd | undefined;
+  /** When the last turn ended (workflow time), or the run began: what the idle timeout counts from. */
+  let idleSince = Date.now();
 
   setHandler(sessionStateQuery, () => ({ status, turnCount }));
   setHandler(
@@ -234,6 +239,7 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
         return turn;
       } finally {
         busy = false;
+        idleSince = Date.now();
       }
     },
     {
@@ -257,6 +263,33 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   });
 
   setCurrentDetails('Waiting for the first turn');
+  if (patched(IDLE_TIMER_PER_PERIOD)) {
+    // one timer per idle period, not one per turn: a timer that fires after a turn waits out the rest
+    const mustContinueAsNew = () =>
+      turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
+    while (status === 'active') {
+      const rest = idleSince + input.idleTimeoutMs - Date.now();
+      const woke =
+        rest > 0 && (await condition(() => status !== 'active' || (!busy && mustContinueAsNew()), rest));
+      if (status !== 'active') break;
+      if (!woke) {
+        if (busy) await condition(() => !busy || status !== 'active');
+        else if (Date.now() - idleSince >= input.idleTimeoutMs) {
+          await finish('idle_timeout');
+          break;
+        }
+        continue;
+      }
+      await condition(allHandlersFinished);
+      if (status === 'active' && !busy) {
+        await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount });
+      }
+    }
+    await condition(() => status === 'ended');
+    await condition(allHandlersFinished);
+    return ended!;
+  }
+  // histories from before IDLE_TIMER_PER_PERIOD: the idle timer restarted after every turn
   while (status === 'active') {
     const seen = turnCount;
     const woke = await condition(() => status !== 'active' || turnCount !== seen, input.idleTimeoutMs);

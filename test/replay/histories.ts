@@ -21,6 +21,8 @@ export const SCENARIOS = {
   'voice-session-inline-command-fallback-end': 'voiceSessionWorkflow',
   /** With a model: a command and an answer recorded while planning, a tool round (continueTurn). */
   'voice-session-planned-turns': 'voiceSessionWorkflow',
+  /** With the idle-timer-per-period patch: turns start no timer of their own. */
+  'voice-session-idle-timer-per-period': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',

@@ -343,6 +343,23 @@ async function main(): Promise<void> {
       app.ctx.temporal.workflow.getHandle(session.id),
     );
 
+    // the same conversation once the idle timer runs once per idle period (not restarted every turn)
+    const periodSession = await api(
+      'POST',
+      '/sessions',
+      { personaId: sessionPersona.id, userId: 'caller' },
+      dev.testKey,
+      [201],
+    );
+    for (const text of ['What are your opening hours?', 'tell me a joke']) {
+      await api('POST', `/sessions/${periodSession.id}/turns`, { text }, dev.testKey, [200]);
+    }
+    await api('POST', `/sessions/${periodSession.id}/end`, undefined, dev.testKey, [200]);
+    await record(
+      'voice-session-idle-timer-per-period',
+      app.ctx.temporal.workflow.getHandle(periodSession.id),
+    );
+
     // a voice session with a model (the LLM double), served by an app and worker of their own on
     // another task queue (LLM_BASE_URL set): the speak-only command and an answer without a tool are
     // recorded while planning; a question about an order makes the model call the MCP tool, one round
