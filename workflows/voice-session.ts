@@ -262,15 +262,21 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
     return ended!;
   });
 
+  const dueToContinueAsNew = () => turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
+  const continueAsNewOnceIdle = async () => {
+    await condition(allHandlersFinished);
+    if (status === 'active' && !busy) {
+      await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount });
+    }
+  };
+
   setCurrentDetails('Waiting for the first turn');
   if (patched(IDLE_TIMER_PER_PERIOD)) {
     // one timer per idle period, not one per turn: a timer that fires after a turn waits out the rest
-    const mustContinueAsNew = () =>
-      turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
     while (status === 'active') {
       const rest = idleSince + input.idleTimeoutMs - Date.now();
       const woke =
-        rest > 0 && (await condition(() => status !== 'active' || (!busy && mustContinueAsNew()), rest));
+        rest > 0 && (await condition(() => status !== 'active' || (!busy && dueToContinueAsNew()), rest));
       if (status !== 'active') break;
       if (!woke) {
         if (busy) await condition(() => !busy || status !== 'active');
@@ -280,29 +286,19 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
         }
         continue;
       }
-      await condition(allHandlersFinished);
-      if (status === 'active' && !busy) {
-        await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount });
-      }
+      await continueAsNewOnceIdle();
     }
-    await condition(() => status === 'ended');
-    await condition(allHandlersFinished);
-    return ended!;
-  }
-  // histories from before IDLE_TIMER_PER_PERIOD: the idle timer restarted after every turn
-  while (status === 'active') {
-    const seen = turnCount;
-    const woke = await condition(() => status !== 'active' || turnCount !== seen, input.idleTimeoutMs);
-    if (!woke && !busy) {
-      await finish('idle_timeout');
-      break;
-    }
-    await condition(() => !busy || status !== 'active');
-    if (status === 'active' && (turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested)) {
-      await condition(allHandlersFinished);
-      if (status === 'active' && !busy) {
-        await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount });
+  } else {
+    // histories from before IDLE_TIMER_PER_PERIOD: the idle timer restarted after every turn
+    while (status === 'active') {
+      const seen = turnCount;
+      const woke = await condition(() => status !== 'active' || turnCount !== seen, input.idleTimeoutMs);
+      if (!woke && !busy) {
+        await finish('idle_timeout');
+        break;
       }
+      await condition(() => !busy || status !== 'active');
+      if (status === 'active' && dueToContinueAsNew()) await continueAsNewOnceIdle();
     }
   }
   await condition(() => status === 'ended');

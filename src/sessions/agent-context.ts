@@ -115,12 +115,16 @@ export function systemPrompt(
  */
 export const AGENT_TOOLS_TTL_MS = 60_000;
 
+/** A server's stored tool list while it is younger than AGENT_TOOLS_TTL_MS, else undefined. */
+const storedTools = (
+  tools: DiscoveredTool[] | null | undefined,
+  fetchedAt: Date | string | null | undefined,
+) =>
+  tools && fetchedAt && Date.now() - new Date(fetchedAt).getTime() < AGENT_TOOLS_TTL_MS ? tools : undefined;
+
 async function serverTools(ctx: CoreContext, em: EntityManager, owner: Owner, server: McpServer) {
-  const fresh =
-    server.tools &&
-    server.toolsFetchedAt &&
-    Date.now() - server.toolsFetchedAt.getTime() < AGENT_TOOLS_TTL_MS;
-  if (fresh) return server.tools!;
+  const stored = storedTools(server.tools, server.toolsFetchedAt);
+  if (stored) return stored;
   const listed = await withPooledMcpClient(ctx, em, owner, server, (client) => client.listTools());
   const tools: DiscoveredTool[] = listed.tools.map((t) => ({
     name: t.name,
@@ -168,11 +172,9 @@ export async function agentTools(
   const discovered = await Promise.all(
     rows.servers.map(async (row) => {
       try {
-        const fetchedAt = row.tools_fetched_at ? new Date(row.tools_fetched_at).getTime() : undefined;
-        const fresh = row.tools && fetchedAt !== undefined && Date.now() - fetchedAt < AGENT_TOOLS_TTL_MS;
-        const listed = fresh
-          ? (row.tools as DiscoveredTool[])
-          : await serverTools(ctx, em, owner, await em.findOneOrFail(McpServer, { id: row.id }));
+        const listed =
+          storedTools(row.tools, row.tools_fetched_at) ??
+          (await serverTools(ctx, em, owner, await em.findOneOrFail(McpServer, { id: row.id })));
         return listed.map(
           (t): AgentTool => ({
             name: functionName(`${row.name}__${t.name}`),
