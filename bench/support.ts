@@ -52,3 +52,66 @@ export function runBench(main: () => Promise<void>): void {
     },
   );
 }
+
+/**
+ * GET `url` at a constant arrival rate (open loop, like wrk2 or k6's constant-arrival-rate): request
+ * i is due at start + i/rate and is sent then, whatever the earlier ones are doing, over a keep-alive
+ * pool of at most `connections` connections. Latency runs from the moment a request was due, not from
+ * when it left, so a stalled server or a late generator is counted and not hidden (no coordinated
+ * omission).
+ *
+ * autocannon's `overallRate` is not this: each connection sends its share of a second back to back at
+ * the start of the second and then pauses, so "1 000 req/s over 32 connections" is a burst of 1 000
+ * requests 32 deep once a second, and its latencies are the queue of that burst.
+ */
+export async function constantRate(opts: {
+  url: string;
+  headers?: Record<string, string>;
+  rate: number;
+  seconds: number;
+  connections: number;
+}): Promise<{ rps: number; p50: number; p99: number; bad: number; total: number }> {
+  const { Pool } = await import('undici');
+  const target = new URL(opts.url);
+  const pool = new Pool(target.origin, { connections: opts.connections, pipelining: 1 });
+  const total = Math.round(opts.rate * opts.seconds);
+  const interval = 1000 / opts.rate;
+  const latencies: number[] = [];
+  let bad = 0;
+  let sent = 0;
+  let settled = 0;
+  const start = performance.now();
+  const send = (due: number) =>
+    pool
+      .request({ path: target.pathname + target.search, method: 'GET', headers: opts.headers })
+      .then(async (res) => {
+        await res.body.dump();
+        if (res.statusCode >= 300) bad++;
+        latencies.push(performance.now() - due);
+      })
+      .catch(() => {
+        bad++;
+      })
+      .finally(() => {
+        settled++;
+      });
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const dueNow = Math.min(total, Math.floor((performance.now() - start) / interval) + 1);
+      while (sent < dueNow) {
+        const due = start + sent * interval;
+        sent++;
+        void send(due).then(() => {
+          if (settled === total) resolve();
+        });
+      }
+      if (sent < total) setTimeout(tick, 1);
+    };
+    tick();
+  });
+  const elapsed = (performance.now() - start) / 1000;
+  await pool.close();
+  const stats = latencyStats(latencies);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return { rps: latencies.length / elapsed, p50: round(stats.p50), p99: round(stats.p99), bad, total };
+}
