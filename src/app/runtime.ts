@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
 import { PostgresApiCallRecorder } from '../analytics/recorder';
@@ -9,6 +9,7 @@ import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
 import { EventDispatcher } from '../events/dispatcher';
+import { createHttpServer } from '../http/node-server';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
@@ -208,9 +209,13 @@ export async function startWorker(
   };
 }
 
-export function listen(app: http.RequestListener, host: string, port: number): Promise<http.Server> {
+export function listen(
+  app: Parameters<typeof createHttpServer>[0],
+  host: string,
+  port: number,
+): Promise<http.Server> {
   return new Promise((resolve, reject) => {
-    const server = http.createServer(app);
+    const server = createHttpServer(app);
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
