@@ -168,21 +168,36 @@ export async function withPooledMcpClient<T>(
   server: McpServer,
   fn: (client: Client, sensitive: string[]) => Promise<T>,
 ): Promise<T> {
+  return (await pooledMcpClient(ctx, em, owner, server))(fn);
+}
+
+/**
+ * withPooledMcpClient in two steps: first what a call needs from the database (the headers with
+ * their secrets, an OAuth token), then, from the function answered, the call on a kept connection.
+ */
+export async function pooledMcpClient(
+  ctx: CoreContext,
+  em: EntityManager,
+  owner: Owner,
+  server: McpServer,
+): Promise<<T>(fn: (client: Client, sensitive: string[]) => Promise<T>) => Promise<T>> {
   const { headers, sensitive } = await requestHeaders(ctx, em, owner, server);
   const key = connectionKey(server, headers);
-  try {
-    return await ctx.mcpConnections.use(
-      key,
-      () => openMcpConnection(ctx, server, headers, sensitive),
-      (client) => fn(client, sensitive),
-      {
-        broken: (error) => !(error instanceof McpError) && !(error instanceof McpProtocolError),
-        retry: (error) => error instanceof StreamableHTTPError && error.code === 404,
-      },
-    );
-  } catch (error) {
-    throw asMcpError(error, server, sensitive);
-  }
+  return async (fn) => {
+    try {
+      return await ctx.mcpConnections.use(
+        key,
+        () => openMcpConnection(ctx, server, headers, sensitive),
+        (client) => fn(client, sensitive),
+        {
+          broken: (error) => !(error instanceof McpError) && !(error instanceof McpProtocolError),
+          retry: (error) => error instanceof StreamableHTTPError && error.code === 404,
+        },
+      );
+    } catch (error) {
+      throw asMcpError(error, server, sensitive);
+    }
+  };
 }
 
 /** The server, its configuration version and a digest of the headers (never the values). */

@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors';
 import { executeInstalledTool } from '../marketplace/execution/execute';
 import { TIERS, type Tier } from '../marketplace/items/statuses';
 import type { PersonaManifest } from '../personas/manifest';
-import { callMcpTool, executeTool, runWithToolEvents } from '../tools/execute';
+import { executeTool, prepareMcpCall, startToolWithEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
 import { recordExecutionStart, recordFinishedExecution } from '../workflows/execution-store';
 import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
@@ -409,18 +409,25 @@ export async function continueTurn(
     { role: 'assistant', content: step.content, tool_calls: step.toolCalls },
   ];
   const actions = [...step.actions];
+  // each tool's outcome event is written while the next tool (or the model) runs; all are written
+  // before the step answers
+  const outcomeEvents: Promise<void>[] = [];
   for (const call of step.toolCalls) {
-    const ran = await runAgentTool(ctx, {
+    const ran = await startAgentTool(ctx, {
       sessionId: input.sessionId,
       call,
       tools: input.tools,
       owner: input.owner,
       caller: input.caller,
     });
+    outcomeEvents.push(ran.outcomeEvent);
     actions.push(ran.action);
     messages.push({ role: 'tool', tool_call_id: call.id, content: ran.content });
   }
-  const answer = await chatCompletion(ctx, { messages, tools: input.tools });
+  const [answer] = await Promise.all([
+    chatCompletion(ctx, { messages, tools: input.tools }),
+    ...outcomeEvents,
+  ]);
   return settleAnswer(ctx, input, answer, { round: step.round + 1, messages, actions });
 }
 
@@ -432,15 +439,31 @@ export async function continueTurn(
  */
 export async function runAgentTool(
   ctx: CoreContext,
-  input: {
-    sessionId: string;
-    call: ChatToolCall;
-    tools: AgentTool[];
-    /** From the plan (histories recorded before it lack them: then read from the session). */
-    owner?: Owner;
-    caller?: Caller;
-  },
+  input: AgentToolInput,
 ): Promise<{ action: TurnAction; content: string }> {
+  const { outcomeEvent, ...ran } = await startAgentTool(ctx, input);
+  await outcomeEvent;
+  return ran;
+}
+
+interface AgentToolInput {
+  sessionId: string;
+  call: ChatToolCall;
+  tools: AgentTool[];
+  /** From the plan (histories recorded before it lack them: then read from the session). */
+  owner?: Owner;
+  caller?: Caller;
+}
+
+/**
+ * runAgentTool, answering when the tool has: `outcomeEvent` is the write of its outcome event still
+ * under way (see startToolWithEvents), for the caller to await before its step ends.
+ */
+async function startAgentTool(
+  ctx: CoreContext,
+  input: AgentToolInput,
+): Promise<{ action: TurnAction; content: string; outcomeEvent: Promise<void> }> {
+  const written = Promise.resolve();
   const em = ctx.orm.em.fork();
   let owner = input.owner;
   let caller = input.caller;
@@ -450,7 +473,11 @@ export async function runAgentTool(
     caller = callerOf(loaded);
   }
   const offered = input.tools.find((t) => t.name === input.call.function.name);
-  const refused = (error: string, toolId = 'unknown'): { action: TurnAction; content: string } => ({
+  const refused = (
+    error: string,
+    toolId = 'unknown',
+  ): { action: TurnAction; content: string; outcomeEvent: Promise<void> } => ({
+    outcomeEvent: written,
     action: {
       type: 'tool',
       tool: input.call.function.name,
@@ -483,6 +510,7 @@ export async function runAgentTool(
     try {
       const result = await executeTool(ctx, owner, tool, args, input.sessionId);
       return {
+        outcomeEvent: written,
         action: { type: 'tool', tool: offered.name, toolId: tool.id, arguments: args, ...result },
         content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
       };
@@ -500,7 +528,7 @@ export async function runAgentTool(
   if (offered.ref.kind === 'marketplace') {
     const { itemId } = offered.ref;
     const marketCaller = caller;
-    const result = await runWithToolEvents(
+    const { result, outcomeEvent } = await startToolWithEvents(
       ctx,
       owner,
       { sessionId: input.sessionId, toolId, toolName: offered.name },
@@ -519,19 +547,21 @@ export async function runAgentTool(
       },
     );
     return {
+      outcomeEvent,
       action: { type: 'tool', tool: offered.name, toolId, arguments: args, ...result },
       content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
     };
   }
   const { serverId, toolName } = offered.ref;
-  const result = await runWithToolEvents(
+  const { result, outcomeEvent } = await startToolWithEvents(
     ctx,
     owner,
     { sessionId: input.sessionId, toolId, toolName },
     args,
-    () => callMcpTool(ctx, owner, { serverId, toolName, arguments: args }),
+    { prepare: () => prepareMcpCall(ctx, owner, { serverId, toolName, arguments: args }) },
   );
   return {
+    outcomeEvent,
     action: { type: 'tool', tool: offered.name, toolId, arguments: args, ...result },
     content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
   };

@@ -3,7 +3,7 @@ import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { insertEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
-import { McpError, withPooledMcpClient } from '../mcp/mcp-client';
+import { McpError, pooledMcpClient } from '../mcp/mcp-client';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { accessTokenFor } from '../oauth/tokens.service';
 import { OutboundError, sendOutbound } from '../outbound/http';
@@ -142,31 +142,48 @@ export async function callMcpTool(
   owner: Owner,
   call: { serverId: string; toolName: string; arguments: Record<string, unknown>; timeoutMs?: number },
 ): Promise<Outcome> {
+  return (await prepareMcpCall(ctx, owner, call))();
+}
+
+/**
+ * callMcpTool in two steps: the reads (the server row, its headers' secrets and OAuth token), then,
+ * from the function answered, the call. A server that no longer exists is an outcome of the call.
+ */
+export async function prepareMcpCall(
+  ctx: CoreContext,
+  owner: Owner,
+  call: { serverId: string; toolName: string; arguments: Record<string, unknown>; timeoutMs?: number },
+): Promise<() => Promise<Outcome>> {
   const em = ctx.orm.em.fork();
   const server = await em.findOne(McpServer, {
     id: call.serverId,
     account: owner.accountId,
     environment: owner.environment,
   });
-  if (!server) return { success: false, error: `MCP server ${call.serverId} no longer exists` };
-  try {
-    return await withPooledMcpClient(ctx, em, owner, server, async (client, sensitive) => {
-      const result = await client.callTool({ name: call.toolName, arguments: call.arguments }, undefined, {
-        timeout: call.timeoutMs ?? MCP_CALL_TIMEOUT_MS,
-      });
-      if (result.isError)
-        return { success: false as const, error: scrubSecrets(mcpErrorText(result.content), sensitive) };
-      return {
-        success: true as const,
-        result: scrubValue(mcpResultValue(result as { content?: unknown }), sensitive),
-      };
-    });
-  } catch (error) {
-    if (error instanceof McpError) {
-      return { success: false, error: error.message, retryable: error.phase === 'connect' };
-    }
-    throw error;
+  if (!server) {
+    return async () => ({ success: false, error: `MCP server ${call.serverId} no longer exists` });
   }
+  const withClient = await pooledMcpClient(ctx, em, owner, server);
+  return async () => {
+    try {
+      return await withClient(async (client, sensitive): Promise<Outcome> => {
+        const result = await client.callTool({ name: call.toolName, arguments: call.arguments }, undefined, {
+          timeout: call.timeoutMs ?? MCP_CALL_TIMEOUT_MS,
+        });
+        if (result.isError)
+          return { success: false, error: scrubSecrets(mcpErrorText(result.content), sensitive) };
+        return {
+          success: true,
+          result: scrubValue(mcpResultValue(result as { content?: unknown }), sensitive),
+        };
+      });
+    } catch (error) {
+      if (error instanceof McpError) {
+        return { success: false, error: error.message, retryable: error.phase === 'connect' };
+      }
+      throw error;
+    }
+  };
 }
 
 async function runMcp(
@@ -174,9 +191,9 @@ async function runMcp(
   owner: Owner,
   tool: Tool,
   args: Record<string, unknown>,
-): Promise<() => Promise<Outcome>> {
+): Promise<ToolCall> {
   const config = tool.config as { serverId: string; toolName: string };
-  return () => callMcpTool(ctx, owner, { ...config, arguments: args });
+  return { prepare: () => prepareMcpCall(ctx, owner, { ...config, arguments: args }) };
 }
 
 /**
@@ -276,6 +293,12 @@ export async function executeTool(
 }
 
 /**
+ * A tool call for runWithToolEvents: the call itself, or `prepare`, the reads it needs first (a
+ * server row, its secrets), answering the call. `prepare` runs while `tool.called` is written.
+ */
+export type ToolCall = (() => Promise<Outcome>) | { prepare: () => Promise<() => Promise<Outcome>> };
+
+/**
  * Runs a tool call between its events: `tool.called` (with the arguments), the call, then
  * `tool.completed` or `tool.failed` (with `error`), each with `duration` in ms and the session id.
  */
@@ -284,22 +307,46 @@ export async function runWithToolEvents(
   owner: Owner,
   base: { sessionId: string; toolId: string; toolName: string },
   args: Record<string, unknown>,
-  run: () => Promise<Outcome>,
+  call: ToolCall,
 ): Promise<ToolExecutionResult> {
-  await emit(ctx, owner, 'tool.called', { ...base, arguments: args });
+  const { result, outcomeEvent } = await startToolWithEvents(ctx, owner, base, args, call);
+  await outcomeEvent;
+  return result;
+}
+
+/**
+ * runWithToolEvents, answering as soon as the call has: `outcomeEvent` is the write of
+ * `tool.completed` / `tool.failed` still under way, for the caller to await with its next step (a
+ * voice turn's next model call) instead of before it. It is never left unhandled.
+ * `tool.called` is written before the call starts, as always.
+ */
+export async function startToolWithEvents(
+  ctx: CoreContext,
+  owner: Owner,
+  base: { sessionId: string; toolId: string; toolName: string },
+  args: Record<string, unknown>,
+  call: ToolCall,
+): Promise<{ result: ToolExecutionResult; outcomeEvent: Promise<void> }> {
+  const calledEvent = emit(ctx, owner, 'tool.called', { ...base, arguments: args });
+  const prepared = typeof call === 'function' ? Promise.resolve(call) : call.prepare();
+  const [called, ready] = await Promise.allSettled([calledEvent, prepared]);
+  if (called.status === 'rejected') throw called.reason;
+  if (ready.status === 'rejected') throw ready.reason;
   const started = performance.now();
-  const outcome = await run();
+  const outcome = await ready.value();
   const durationMs = Math.round(performance.now() - started);
   const statusCode = outcome.statusCode ? { statusCode: outcome.statusCode } : {};
-  if (outcome.success) {
-    await emit(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs });
-    return { success: true, result: outcome.result, durationMs, ...statusCode };
-  }
-  await emit(ctx, owner, 'tool.failed', {
-    ...base,
-    success: false,
-    error: outcome.error,
-    duration: durationMs,
-  });
-  return { success: false, error: outcome.error, durationMs, ...statusCode };
+  const outcomeEvent = outcome.success
+    ? emit(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs })
+    : emit(ctx, owner, 'tool.failed', {
+        ...base,
+        success: false,
+        error: outcome.error,
+        duration: durationMs,
+      });
+  outcomeEvent.catch(() => undefined); // handled here; whoever awaits it still sees the failure
+  const result: ToolExecutionResult = outcome.success
+    ? { success: true, result: outcome.result, durationMs, ...statusCode }
+    : { success: false, error: outcome.error, durationMs, ...statusCode };
+  return { result, outcomeEvent };
 }
