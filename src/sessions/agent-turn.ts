@@ -21,6 +21,7 @@ import {
 import { WorkflowExecution } from '../workflows/workflow.entity';
 import {
   type AgentTool,
+  agentContextRows,
   buildAgentContext,
   type ChatMessage,
   type ChatToolCall,
@@ -202,6 +203,12 @@ export async function planTurn(
   },
 ): Promise<TurnPlan> {
   const started = input.startedAt ?? Date.now();
+  // with a model, its context is read while the session is: a turn that turns out to be a refusal or
+  // a voice command leaves it unread
+  const contextRows = ctx.config.llm.baseUrl
+    ? agentContextRows(ctx.orm.em, input.sessionId, true)
+    : undefined;
+  contextRows?.catch(() => undefined); // handled; buildAgentContext awaits it when it is used
   const { em, session, manifest, commands } = await loadSession(ctx, input.sessionId);
   // answered here: recorded at once, without a second step
   const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
@@ -271,7 +278,7 @@ export async function planTurn(
   }
 
   if (ctx.config.llm.baseUrl) {
-    const context = await buildAgentContext(ctx, em, session, manifest);
+    const context = await buildAgentContext(ctx, em, session, manifest, contextRows);
     const messages: ChatMessage[] = [
       { role: 'system', content: context.system },
       ...context.history,
