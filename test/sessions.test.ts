@@ -1,4 +1,5 @@
 import { startWorker } from '../src/app/runtime';
+import { planTurn } from '../src/sessions/agent-turn';
 import { Session } from '../src/sessions/session.entity';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
@@ -186,6 +187,19 @@ describe('voice sessions', () => {
       status: 'completed',
       stepsExecuted: 3,
     });
+    // the planning step run again, as a retry after a crash would: it finds the recorded run (read
+    // with the session) and answers the same turn, without a second execution or its events
+    const again = await planTurn(app.ctx, { sessionId: id, index: 1, text: 'What are your opening hours?' });
+    expect(again).toMatchObject({
+      kind: 'recorded',
+      turn: { index: 1, reply: turn.reply, route: 'workflow' },
+    });
+    const runs = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute('select id, status from workflow_executions where session_id = ?', [id]);
+    expect(runs).toEqual([{ id: executionId, status: 'completed' }]);
+    expect(await eventsOf(app, 'workflow.started', executionId)).toHaveLength(1);
   });
 
   it('a voice command with a tool step runs its graph in the session workflow, step by step', async () => {

@@ -101,23 +101,31 @@ export const FALLBACK_REPLY =
 
 /**
  * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of
- * its account and environment: one query.
+ * its account and environment: one query. With `executionId`, also the voice-command execution of
+ * that id if one was recorded (a turn retried after a crash finds its command's run).
  */
-async function loadSession(ctx: CoreContext, sessionId: string) {
+async function loadSession(ctx: CoreContext, sessionId: string, executionId?: string) {
   const em = ctx.orm.em.fork();
   const [row] = await em.getConnection().execute(
     `select s.*, p.manifest as persona_manifest,
-            ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows
+            ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
+            ${executionId ? '(select to_jsonb(e) from workflow_executions e where e.id = ?)' : 'null'} as recorded_execution
        from sessions s left join personas p on p.id = s.persona_id where s.id = ?`,
-    [sessionId],
+    executionId ? [executionId, sessionId] : [sessionId],
   );
   if (!row) throw new Error(`Session ${sessionId} does not exist`);
-  const { persona_manifest: manifest, voice_command_workflows: workflows, ...columns } = row;
+  const {
+    persona_manifest: manifest,
+    voice_command_workflows: workflows,
+    recorded_execution: execution,
+    ...columns
+  } = row;
   return {
     em,
     session: em.map(Session, columns),
     manifest: (manifest ?? {}) as PersonaManifest,
     commands: voiceCommandsOf(workflows as VoiceCommandWorkflow[]),
+    recordedExecution: execution ? em.map(WorkflowExecution, execution as Record<string, unknown>) : null,
   };
 }
 
@@ -209,7 +217,8 @@ export async function planTurn(
     ? agentContextRows(ctx.orm.em, input.sessionId, true)
     : undefined;
   contextRows?.catch(() => undefined); // handled; buildAgentContext awaits it when it is used
-  const { em, session, manifest, commands } = await loadSession(ctx, input.sessionId);
+  const id = derivedId('exec', input.sessionId, String(input.index));
+  const { em, session, manifest, commands, recordedExecution } = await loadSession(ctx, input.sessionId, id);
   // answered here: recorded at once, without a second step
   const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
     kind: 'recorded',
@@ -236,8 +245,7 @@ export async function planTurn(
   const match = matchCommand(input.text, commands);
   if (match.kind === 'match') {
     const workflow = match.best.item;
-    const id = derivedId('exec', session.id, String(input.index));
-    const found = await em.findOne(WorkflowExecution, { id });
+    const found = recordedExecution;
     const execution =
       found ??
       em.create(
