@@ -2,6 +2,7 @@
  * Benchmark server (child process of bench/api.ts and others; with BENCH_WORKER=1 also the worker): the real app on one port and a bare Express
  * route on another, in the same process, against real PostgreSQL and a Temporal dev server.
  */
+import http from 'node:http';
 import express from 'express';
 import { createApp } from '../src/app/app';
 import { buildContext, listen, startWorker } from '../src/app/runtime';
@@ -31,9 +32,12 @@ async function main(): Promise<void> {
   bareApp.get('/bare', (_req, res) => {
     res.json({ success: true, data: [], pagination: { total: 0, limit: 50, offset: 0 } });
   });
-  const bare = await listen(bareApp, '127.0.0.1', 0);
+  // the baseline is Express as shipped: its own app on Node's stock server (the platform's server
+  // builds requests with the app's prototypes, src/http/node-server.ts, which stock Express does not)
+  const bare = http.createServer(bareApp);
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 
-  const port = (s: typeof api) => (s.address() as { port: number }).port;
+  const port = (s: http.Server) => (s.address() as { port: number }).port;
   process.send?.({ apiPort: port(api), barePort: port(bare) });
   process.on('SIGTERM', () => process.exit(0)); // lets --cpu-prof write its profile
 }

@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     console.log(
       `rate limits ${process.env.BENCH_RATE_LIMITS ?? 'off'}, request logs ${process.env.BENCH_LOG_LEVEL ?? 'info'}\n`,
     );
-    console.log(line('bare Express route (baseline)', bare));
+    console.log(line('bare Express route, stock server (baseline)', bare));
     console.log(line('GET /api/v2/developers/secrets (API key)', authed));
     console.log(line('GET /api/v2/developers/secrets @ 200 req/s (paced)', paced));
     const ratio = authed.rps / bare.rps;

@@ -248,7 +248,7 @@ async function main(): Promise<void> {
     console.log(
       `1. quota check at a constant ${RATE} req/s for ${DURATION} s (open loop, evenly paced, up to 32 keep-alive connections, latency from each request's due time)`,
     );
-    console.log(rateRow('bare Express route (baseline)', bare));
+    console.log(rateRow('bare Express route, stock server (baseline)', bare));
     console.log(rateRow('GET /quota/check/:itemId', quota));
     console.log(
       `   p99 ${quota.p99} ms (target <= 10 ms); over bare: p99 +${(quota.p99 - bare.p99).toFixed(1)} ms`,
