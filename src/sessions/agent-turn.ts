@@ -6,6 +6,7 @@ import { emitEvent } from '../events/emit';
 import { ApiError } from '../http/errors';
 import { executeInstalledTool } from '../marketplace/execution/execute';
 import { TIERS, type Tier } from '../marketplace/items/statuses';
+import { postJson } from '../outbound/provider';
 import type { PersonaManifest } from '../personas/manifest';
 import { executeTool, prepareMcpCall, startToolWithEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
@@ -322,13 +323,10 @@ export async function chatCompletion(
   const { baseUrl, apiKey, model } = ctx.config.llm;
   if (!baseUrl) return { ok: false, error: 'No LLM provider is configured' };
   try {
-    const response = await fetch(`${baseUrl.replace(/\/$/, '')}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
-      },
-      body: JSON.stringify({
+    const response = await postJson(
+      `${baseUrl.replace(/\/$/, '')}/chat/completions`,
+      apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+      {
         model,
         messages: input.messages,
         ...(input.tools.length
@@ -340,10 +338,10 @@ export async function chatCompletion(
               tool_choice: 'auto',
             }
           : {}),
-      }),
-      signal: AbortSignal.timeout(LLM_TIMEOUT_MS),
-    });
-    const text = await response.text();
+      },
+      LLM_TIMEOUT_MS,
+    );
+    const { text } = response;
     if (!response.ok) return { ok: false, error: `LLM provider answered ${response.status}` };
     const message = (JSON.parse(text) as { choices?: { message?: Record<string, unknown> }[] }).choices?.[0]
       ?.message;

@@ -7,6 +7,7 @@ import { McpError, pooledMcpClient } from '../mcp/mcp-client';
 import { McpServer } from '../mcp/mcp-server.entity';
 import { accessTokenFor } from '../oauth/tokens.service';
 import { OutboundError, sendOutbound } from '../outbound/http';
+import { postJson } from '../outbound/provider';
 import { resolveSecrets } from '../secrets/secrets.service';
 import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
 import { argumentProblems } from './arguments';
@@ -208,20 +209,17 @@ export async function completePrompt(
   if (!baseUrl)
     return { success: false, error: 'No LLM provider is configured: set LLM_BASE_URL (and LLM_API_KEY)' };
   try {
-    const response = await fetch(`${baseUrl.replace(/\/$/, '')}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
-      },
-      body: JSON.stringify({
+    const response = await postJson(
+      `${baseUrl.replace(/\/$/, '')}/chat/completions`,
+      apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+      {
         model: request.model ?? model,
         messages: [{ role: 'user', content: request.content }],
         ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-      }),
-      signal: AbortSignal.timeout(request.timeoutMs ?? LLM_TIMEOUT_MS),
-    });
-    const text = await response.text();
+      },
+      request.timeoutMs ?? LLM_TIMEOUT_MS,
+    );
+    const { text } = response;
     const sensitive = apiKey ? [apiKey] : [];
     if (!response.ok)
       return {
