@@ -207,12 +207,11 @@ export async function agentTools(
 
 /**
  * Everything a turn's context is built from besides the persona, in one statement keyed by the
- * session id alone (so a turn can read it while it reads the session): the caller's recent
- * activities, the environment's custom tools and MCP servers (with their stored tool lists), the
- * caller's installed marketplace tools and the session's last HISTORY_TURNS turns. Each part is a
- * JSON array in the order its own query gives.
+ * session id: the caller's recent activities, the environment's custom tools and MCP servers (with
+ * their stored tool lists), the caller's installed marketplace tools and the session's last
+ * HISTORY_TURNS turns. Each part is a JSON array in the order its own query gives.
  */
-export async function agentContextRows(
+async function agentContextRows(
   em: EntityManager,
   sessionId: string,
   withTools: boolean,
@@ -249,7 +248,7 @@ export async function agentContextRows(
 }
 
 /** What agentContextRows reads. */
-export interface AgentContextRows {
+interface AgentContextRows {
   activities: ContextActivity[];
   tools: ToolRows;
   history: { text: string; reply: string }[];
@@ -267,13 +266,11 @@ export async function buildAgentContext(
   session: Session,
   /** The persona's manifest when the caller has it already (loaded with the session). */
   persona?: PersonaManifest,
-  /** agentContextRows for the session when the caller started reading them already. */
-  reading?: Promise<AgentContextRows>,
 ): Promise<AgentContext> {
   const withTools = Boolean(ctx.config.llm.baseUrl);
   const [manifest, rows] = await Promise.all([
     persona ?? sessionPersona(em, session),
-    reading ?? agentContextRows(em, session.id, withTools),
+    agentContextRows(em, session.id, withTools),
   ]);
   const tools = withTools ? await agentTools(ctx, em, ownerOf(session), rows.tools) : [];
   const history: ChatMessage[] = rows.history.flatMap((t) => [

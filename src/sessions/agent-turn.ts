@@ -22,7 +22,6 @@ import {
 import { WorkflowExecution } from '../workflows/workflow.entity';
 import {
   type AgentTool,
-  agentContextRows,
   buildAgentContext,
   type ChatMessage,
   type ChatToolCall,
@@ -212,12 +211,6 @@ export async function planTurn(
   },
 ): Promise<TurnPlan> {
   const started = input.startedAt ?? Date.now();
-  // with a model, its context is read while the session is: a turn that turns out to be a refusal or
-  // a voice command leaves it unread
-  const contextRows = ctx.config.llm.baseUrl
-    ? agentContextRows(ctx.orm.em, input.sessionId, true)
-    : undefined;
-  contextRows?.catch(() => undefined); // handled; buildAgentContext awaits it when it is used
   const id = derivedId('exec', input.sessionId, String(input.index));
   const { em, session, manifest, commands, recordedExecution } = await loadSession(ctx, input.sessionId, id);
   // answered here: recorded at once, without a second step
@@ -287,7 +280,7 @@ export async function planTurn(
   }
 
   if (ctx.config.llm.baseUrl) {
-    const context = await buildAgentContext(ctx, em, session, manifest, contextRows);
+    const context = await buildAgentContext(ctx, em, session, manifest);
     const messages: ChatMessage[] = [
       { role: 'system', content: context.system },
       ...context.history,
