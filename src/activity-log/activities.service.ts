@@ -135,15 +135,10 @@ export async function recentActivitiesForContext(
   personaId: string | null,
   limit = 20,
 ): Promise<ContextActivity[]> {
-  const sql = contextActivitiesQuery({ account: '?', environment: '?', user: '?', persona: '?' }, limit);
+  const { sql, bindings } = contextActivitiesQuery(owner, userId, personaId, limit);
   const rows = await em
     .getConnection()
-    .execute<ContextActivityRow[]>(
-      sql,
-      [owner.accountId, owner.environment, userId, personaId],
-      'all',
-      em.getTransactionContext(),
-    );
+    .execute<ContextActivityRow[]>(sql, bindings, 'all', em.getTransactionContext());
   return rows.map(contextActivityOf);
 }
 
@@ -157,19 +152,20 @@ export interface ContextActivityRow {
   session_id: string | null;
 }
 
-/**
- * recentActivitiesForContext's statement, newest first (also a subquery of a voice turn's context
- * statement). The account, environment, user and persona are SQL expressions: `?` placeholders
- * (bound in that order) or columns of an enclosing statement (a session row's).
- */
+/** recentActivitiesForContext's statement, newest first (also a subquery of a voice turn's context statement). */
 export function contextActivitiesQuery(
-  ref: { account: string; environment: string; user: string; persona: string },
+  owner: Owner,
+  userId: string,
+  personaId: string | null,
   limit: number,
-): string {
-  return `select id, type, payload, occurred_at, persona_id, session_id from activities
-        where account_id = ${ref.account} and environment = ${ref.environment} and user_id = ${ref.user}
-          and (persona_id is null or persona_id = ${ref.persona})
-        order by occurred_at desc, id desc limit ${Math.max(0, Math.floor(limit))}`;
+): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `select id, type, payload, occurred_at, persona_id, session_id from activities
+        where account_id = ? and environment = ? and user_id = ?
+          and (persona_id is null or persona_id = ?)
+        order by occurred_at desc, id desc limit ?`,
+    bindings: [owner.accountId, owner.environment, userId, personaId, Math.max(0, Math.floor(limit))],
+  };
 }
 
 export function contextActivityOf(r: ContextActivityRow): ContextActivity {

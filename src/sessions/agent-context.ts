@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  type ContextActivity,
   type ContextActivityRow,
   contextActivitiesQuery,
   contextActivityOf,
@@ -206,20 +205,15 @@ export async function agentTools(
 }
 
 /**
- * Everything a turn's context is built from besides the persona, in one statement keyed by the
- * session id: the caller's recent activities, the environment's custom tools and MCP servers (with
- * their stored tool lists), the caller's installed marketplace tools and the session's last
- * HISTORY_TURNS turns. Each part is a JSON array in the order its own query gives.
+ * Everything a turn's context is built from besides the persona, in one statement: the caller's
+ * recent activities, the environment's custom tools and MCP servers (with their stored tool lists),
+ * the caller's installed marketplace tools and the session's last HISTORY_TURNS turns. Each part is a
+ * JSON array in the order its own query gives.
  */
-async function agentContextRows(
-  em: EntityManager,
-  sessionId: string,
-  withTools: boolean,
-): Promise<AgentContextRows> {
-  const activities = contextActivitiesQuery(
-    { account: 's.account_id', environment: 's.environment', user: 's.user_id', persona: 's.persona_id' },
-    CONTEXT_ACTIVITIES,
-  );
+async function agentContextRows(em: EntityManager, session: Session, withTools: boolean) {
+  const owner = ownerOf(session);
+  const activities = contextActivitiesQuery(owner, session.userId, session.personaId, CONTEXT_ACTIVITIES);
+  const installed = installedToolsQuery(session.userId);
   const asJson = (sql: string) => `(select coalesce(json_agg(r), '[]'::json) from (${sql}) r)`;
   const none = `'[]'::json`;
   const [row] = await em.getConnection().execute<
@@ -231,27 +225,25 @@ async function agentContextRows(
       history: { text: string; reply: string }[];
     }[]
   >(
-    `select ${asJson(activities)} as activities,
-            ${withTools ? asJson('select id, name, description, parameters from tools t where t.account_id = s.account_id and t.environment = s.environment order by t.created_at, t.id') : none} as custom,
-            ${withTools ? asJson('select id, name, tools, tools_fetched_at from mcp_servers m where m.account_id = s.account_id and m.environment = s.environment order by m.created_at, m.id') : none} as servers,
-            ${withTools ? asJson(installedToolsQuery('s.user_id')) : none} as installed,
-            ${asJson(`select text, reply from (select index, text, reply from session_turns st where st.session_id = s.id order by st.index desc limit ${HISTORY_TURNS}) h order by index`)} as history
-       from sessions s where s.id = ?`,
-    [sessionId],
+    `select ${asJson(activities.sql)} as activities,
+            ${withTools ? asJson('select id, name, description, parameters from tools where account_id = ? and environment = ? order by created_at, id') : none} as custom,
+            ${withTools ? asJson('select id, name, tools, tools_fetched_at from mcp_servers where account_id = ? and environment = ? order by created_at, id') : none} as servers,
+            ${withTools ? asJson(installed.sql) : none} as installed,
+            ${asJson('select text, reply from (select index, text, reply from session_turns where session_id = ? order by index desc limit ?) t order by index')} as history`,
+    [
+      ...activities.bindings,
+      ...(withTools
+        ? [owner.accountId, owner.environment, owner.accountId, owner.environment, ...installed.bindings]
+        : []),
+      session.id,
+      HISTORY_TURNS,
+    ],
   );
-  if (!row) throw new Error(`Session ${sessionId} does not exist`);
   return {
     activities: row.activities.map(contextActivityOf),
     tools: { custom: row.custom, servers: row.servers, installed: installedToolsOf(row.installed) },
     history: row.history,
   };
-}
-
-/** What agentContextRows reads. */
-interface AgentContextRows {
-  activities: ContextActivity[];
-  tools: ToolRows;
-  history: { text: string; reply: string }[];
 }
 
 /** The persona's manifest, or an empty one if the persona was deleted during the session. */
@@ -270,7 +262,7 @@ export async function buildAgentContext(
   const withTools = Boolean(ctx.config.llm.baseUrl);
   const [manifest, rows] = await Promise.all([
     persona ?? sessionPersona(em, session),
-    agentContextRows(em, session.id, withTools),
+    agentContextRows(em, session, withTools),
   ]);
   const tools = withTools ? await agentTools(ctx, em, ownerOf(session), rows.tools) : [];
   const history: ChatMessage[] = rows.history.flatMap((t) => [

@@ -21,9 +21,8 @@ export interface InstalledTool {
  * left out. Run one with `executeInstalledTool(ctx, { userId, tier, itemId, arguments })`.
  */
 export async function installedToolsForUser(em: EntityManager, userId: string): Promise<InstalledTool[]> {
-  return installedToolsOf(
-    await em.getConnection().execute<InstalledToolRow[]>(installedToolsQuery('?'), [userId]),
-  );
+  const { sql, bindings } = installedToolsQuery(userId);
+  return installedToolsOf(await em.getConnection().execute<InstalledToolRow[]>(sql, bindings));
 }
 
 /** A row of `installedToolsQuery` (as the driver gives it, or as JSON). */
@@ -34,16 +33,16 @@ export interface InstalledToolRow {
   version: string;
 }
 
-/**
- * installedToolsForUser's statement, oldest first (also a subquery of a voice turn's context
- * statement). `user` is a SQL expression: a `?` placeholder or a column of an enclosing statement.
- */
-export function installedToolsQuery(user: string): string {
-  return `select inst.item_id, inst.id as installation_id, i.manifest, i.version
+/** installedToolsForUser's statement, oldest first (also a subquery of a voice turn's context statement). */
+export function installedToolsQuery(userId: string): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `select inst.item_id, inst.id as installation_id, i.manifest, i.version
        from marketplace_installations inst join marketplace_items i on i.id = inst.item_id
-      where inst.user_id = ${user} and inst.status = 'active' and inst.item_type = 'tool'
+      where inst.user_id = ? and inst.status = 'active' and inst.item_type = 'tool'
         and (i.status = 'approved' or (i.status = 'removal_scheduled' and i.removes_at > now()))
-      order by inst.installed_at, inst.id`;
+      order by inst.installed_at, inst.id`,
+    bindings: [userId],
+  };
 }
 
 export function installedToolsOf(rows: InstalledToolRow[]): InstalledTool[] {
