@@ -1,6 +1,7 @@
 import type { Owner } from '../src/common/owner';
 import type { AgentTool, ChatMessage, ChatToolCall } from '../src/sessions/agent-context';
 import {
+  answerTurn,
   type Caller,
   chatCompletion,
   continueTurn,
@@ -19,6 +20,8 @@ export function createSessionActivities(deps: ActivityDeps) {
   return {
     planTurn: (input: { sessionId: string; index: number; text: string; startedAt?: number }) =>
       planTurn(deps, input),
+    answerTurn: (input: { sessionId: string; index: number; text: string; startedAt?: number }) =>
+      answerTurn(deps, input),
     chatCompletion: (input: { messages: ChatMessage[]; tools: AgentTool[] }) => chatCompletion(deps, input),
     runAgentTool: (input: {
       sessionId: string;

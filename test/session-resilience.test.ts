@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { TEST_ENV } from './support/env';
 import { createIsolatedDatabase } from './support/isolated-db';
 import { startLlmDouble } from './support/llm-double';
+import { startMcpTestServer } from './support/mcp-test-server';
 import { completeManifest } from './support/personas';
 import { eventually } from './support/receiver';
 import { spawnWorker, stopProcess, workerProcessEnv } from './support/resilience';
@@ -68,6 +69,90 @@ describe('a worker killed in the middle of a turn', () => {
       await stopProcess(second, 'SIGTERM');
       await app.close();
       await llm.close();
+      await db.drop();
+    }
+  }, 180_000);
+});
+
+describe('a worker killed after a tool ran, while the model answers its result', () => {
+  it('the next worker resumes from the kept round: the model is not asked again for the tool call', async () => {
+    const db = await createIsolatedDatabase('sessround');
+    const llm = await startLlmDouble();
+    const mcp = await startMcpTestServer();
+    const env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: TEST_ENV.temporalAddress(),
+      TEMPORAL_TASK_QUEUE: `vp-sessround-${process.pid}`,
+      LLM_BASE_URL: llm.baseUrl,
+    };
+    const app = await startTestApp({ ...env, RATE_LIMITS: 'off' });
+    const workerEnv = workerProcessEnv(env, 'sessround');
+    let first: ChildProcess | undefined = spawnWorker(workerEnv);
+    let second: ChildProcess | undefined;
+    try {
+      const dev = await newDeveloper(app);
+      const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+        token: dev.token,
+        body: { manifest: completeManifest('resuming-agent') },
+      });
+      const api = (method: string, path: string, body?: unknown) =>
+        call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
+      expect((await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url })).status).toBe(201);
+      const started = await api('POST', '/sessions', {
+        personaId: persona.body.persona.id,
+        userId: 'caller',
+      });
+      const id = started.body.data.id as string;
+
+      // 1st request: the model calls the tool; 2nd: its answer to the result never comes (the
+      // worker dies); after that, the answer
+      llm.script((req, i) => {
+        if (i === 0)
+          return {
+            tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'A-9' } }],
+          };
+        if (i === 1) return { content: 'too late', delayMs: 60_000 };
+        const tool = req.messages.find((m) => m.role === 'tool');
+        return {
+          content: tool ? `Your order is ${JSON.parse(tool.content ?? '{}').result.status}.` : 'no tool',
+        };
+      });
+      const turn = api('POST', `/sessions/${id}/turns`, { text: 'Where is my order A-9?' });
+      await eventually(async () => llm.requests.length === 2, 60_000);
+      await stopProcess(first, 'SIGKILL');
+      first = undefined;
+      second = spawnWorker(workerEnv);
+
+      const answered = await turn;
+      expect(answered.status).toBe(200);
+      expect(answered.body.data).toMatchObject({
+        index: 1,
+        route: 'llm',
+        reply: { text: 'Your order is shipped.' },
+        error: null,
+        actions: [{ tool: 'orders__lookup_order', arguments: { orderId: 'A-9' }, success: true }],
+      });
+      // the model was asked for the tool call once: the next worker ran the kept round (its tool call
+      // again) and asked only for the answer to the result
+      expect(llm.requests).toHaveLength(3);
+      expect(
+        llm.requests.filter((r) => !r.messages.some((m: { role: string }) => m.role === 'tool')),
+      ).toHaveLength(1);
+      expect(mcp.calls.filter((c) => c.name === 'lookup_order')).toHaveLength(2);
+      const db2 = app.ctx.orm.em.fork().getConnection();
+      expect(await db2.execute('select index from session_turns where session_id = ?', [id])).toEqual([
+        { index: 1 },
+      ]);
+      expect(await db2.execute('select round from session_turn_rounds where session_id = ?', [id])).toEqual(
+        [],
+      );
+    } finally {
+      await stopProcess(first, 'SIGKILL');
+      await stopProcess(second, 'SIGTERM');
+      await app.close();
+      await llm.close();
+      await mcp.close();
       await db.drop();
     }
   }, 180_000);

@@ -1,5 +1,5 @@
 import { startWorker } from '../src/app/runtime';
-import { planTurn } from '../src/sessions/agent-turn';
+import { answerTurn, planTurn } from '../src/sessions/agent-turn';
 import { Session } from '../src/sessions/session.entity';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
@@ -294,6 +294,36 @@ describe('voice sessions', () => {
     });
     const [completed] = await eventsOf(app, 'tool.completed', id);
     expect(completed.data).toMatchObject({ sessionId: id, success: true, duration: expect.any(Number) });
+    // the whole turn was one step, and the round it kept while the tool ran went with its record
+    const steps = (await app.ctx.temporal.workflow.getHandle(id).fetchHistory()).events!.filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    expect(steps).toHaveLength(1);
+    const kept = () =>
+      app.ctx.orm.em
+        .fork()
+        .getConnection()
+        .execute('select round from session_turn_rounds where session_id = ?', [id]);
+    expect(await kept()).toEqual([]);
+    // the step run again after its record committed, as a retry after a crash would: it answers the
+    // recorded turn, without asking the model or calling the tool again
+    const asked = llm.requests.length;
+    const toolCalls = mcp.calls.length;
+    const again = await answerTurn(app.ctx, { sessionId: id, index: 1, text: 'Where is my order A-42?' });
+    expect(again).toEqual({
+      kind: 'recorded',
+      turn: {
+        index: 1,
+        text: turn.text,
+        reply: turn.reply,
+        route: 'llm',
+        actions: turn.actions,
+        error: null,
+        latencyMs: turn.latencyMs,
+      },
+    });
+    expect(llm.requests.length).toBe(asked);
+    expect(mcp.calls.length).toBe(toolCalls);
   });
 
   it('several rounds of tool calls (at most 3 completions), failures reported to the model', async () => {

@@ -59,6 +59,22 @@ const { runAgentTool } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 2 },
 });
 /**
+ * A whole turn (since TURN_IN_ONE_STEP): planning, the model and its tool rounds, and the record. Each
+ * retry resumes from what was recorded; one that keeps failing (the worker or the database: the
+ * model's and the tools' failures are answers) is recorded as the spoken fallback.
+ */
+const { answerTurn } = proxyLocalActivities<Activities>({
+  // up to 3 model calls (30 s each) and the tool calls between them, each within its own timeout
+  startToCloseTimeout: '5 minutes',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    // about 25 s of retries (a database failover), well within the 60 s the API waits for the turn
+    maximumAttempts: 10,
+  },
+});
+/**
  * A round: its tool calls (each within its own timeout), then the model's next answer (30 s), and
  * the turn recorded if that answer is final. Retried when the worker itself failed.
  */
@@ -78,13 +94,40 @@ const { continueTurn } = proxyLocalActivities<Activities>({
  */
 const INLINE_VOICE_COMMANDS = 'voice-command-inline';
 
+/**
+ * Since this patch a turn is one local activity (answerTurn) however many tool rounds the model
+ * makes; histories from before it planned (planTurn) and then ran each round as a step of its own
+ * (continueTurn).
+ */
+const TURN_IN_ONE_STEP = 'turn-in-one-step';
+
 /** At most this many chat completions per turn (tool results go back to the model in between). */
 const LLM_ROUNDS = 3;
 const FALLBACK_REPLY = "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
 
 async function takeTurn(sessionId: string, index: number, text: string): Promise<TurnRecord> {
   const started = Date.now();
-  const plan: TurnPlan = await planTurn({ sessionId, index, text, startedAt: started });
+  let plan: TurnPlan;
+  if (patched(TURN_IN_ONE_STEP)) {
+    try {
+      plan = await answerTurn({ sessionId, index, text, startedAt: started });
+    } catch (failure) {
+      // the step kept failing (not an answer: the worker or the database): the fallback is spoken
+      const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
+      return recordTurn({
+        sessionId,
+        index,
+        text,
+        reply: { text: FALLBACK_REPLY },
+        route: 'fallback',
+        actions: [],
+        error: `The turn could not finish: ${cause?.message ?? 'unknown error'}`,
+        latencyMs: Date.now() - started,
+      });
+    }
+  } else {
+    plan = await planTurn({ sessionId, index, text, startedAt: started });
+  }
   // answered while planning (a refusal, a fallback, a command without side effects, the model's
   // answer without a tool call): recorded there, the turn is done
   if (plan.kind === 'recorded') return plan.turn;

@@ -101,23 +101,43 @@ export const FALLBACK_REPLY =
 
 /**
  * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of
- * its account and environment: one query. With `executionId`, also the voice-command execution of
- * that id if one was recorded (a turn retried after a crash finds its command's run).
+ * its account and environment: one query. With `turn`, also the voice-command execution of that turn
+ * if one was recorded (a turn retried after a crash finds its command's run); with `turn.resume`,
+ * also the turn itself if it was recorded and the last model round kept for it (answerTurn).
  */
-async function loadSession(ctx: CoreContext, sessionId: string, executionId?: string) {
+async function loadSession(
+  ctx: CoreContext,
+  sessionId: string,
+  turn?: { executionId: string; index: number; resume?: boolean },
+) {
   const em = ctx.orm.em.fork();
+  const params: unknown[] = [];
+  let recorded = 'null as recorded_execution, null as recorded_turn, null as resumed_step';
+  if (turn) {
+    params.push(turn.executionId);
+    recorded = `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution, ${
+      turn.resume
+        ? `(select to_jsonb(t) from session_turns t where t.session_id = s.id and t.index = ?) as recorded_turn,
+           (select r.step from session_turn_rounds r where r.session_id = s.id and r.turn_index = ?
+             order by r.round desc limit 1) as resumed_step`
+        : 'null as recorded_turn, null as resumed_step'
+    }`;
+    if (turn.resume) params.push(turn.index, turn.index);
+  }
   const [row] = await em.getConnection().execute(
     `select s.*, p.manifest as persona_manifest,
             ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
-            ${executionId ? '(select to_jsonb(e) from workflow_executions e where e.id = ?)' : 'null'} as recorded_execution
+            ${recorded}
        from sessions s left join personas p on p.id = s.persona_id where s.id = ?`,
-    executionId ? [executionId, sessionId] : [sessionId],
+    [...params, sessionId],
   );
   if (!row) throw new Error(`Session ${sessionId} does not exist`);
   const {
     persona_manifest: manifest,
     voice_command_workflows: workflows,
     recorded_execution: execution,
+    recorded_turn: recordedTurn,
+    resumed_step: resumedStep,
     ...columns
   } = row;
   return {
@@ -126,6 +146,10 @@ async function loadSession(ctx: CoreContext, sessionId: string, executionId?: st
     manifest: (manifest ?? {}) as PersonaManifest,
     commands: voiceCommandsOf(workflows as VoiceCommandWorkflow[]),
     recordedExecution: execution ? em.map(WorkflowExecution, execution as Record<string, unknown>) : null,
+    recordedTurn: recordedTurn
+      ? turnRecord(em.map(SessionTurn, recordedTurn as Record<string, unknown>))
+      : null,
+    resumedStep: (resumedStep ?? null) as ToolRound | null,
   };
 }
 
@@ -201,18 +225,40 @@ async function runPureCommand(
  * id derived from the session and turn, so a retried plan never makes a second one); an LLM
  * configured → a chat completion with the tools; else a reply naming the voice commands it knows.
  */
-export async function planTurn(
-  ctx: CoreContext,
-  input: {
-    sessionId: string;
-    index: number;
-    text: string /** When the turn began (ms). */;
-    startedAt?: number;
-  },
-): Promise<TurnPlan> {
+export function planTurn(ctx: CoreContext, input: TurnInput): Promise<TurnPlan> {
+  return decideTurn(ctx, input, false);
+}
+
+/**
+ * A turn in one step (the session's workflow since the turn-in-one-step patch): planTurn, and for an
+ * LLM turn whose model calls tools, its rounds too (continueTurn's work), until the turn is recorded.
+ * A turn that is only a voice command with side effects comes back as its plan (`workflow`).
+ *
+ * Retried after a crash, it answers a turn already recorded from its record, and an LLM turn resumes
+ * from its last round that called tools (kept before the round's first tool runs): the model is not
+ * asked again for an answer already acted on. The tool calls of the round in flight may run twice.
+ */
+export function answerTurn(ctx: CoreContext, input: TurnInput): Promise<TurnPlan> {
+  return decideTurn(ctx, input, true);
+}
+
+interface TurnInput {
+  sessionId: string;
+  index: number;
+  text: string;
+  /** When the turn began (ms). */
+  startedAt?: number;
+}
+
+async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean): Promise<TurnPlan> {
   const started = input.startedAt ?? Date.now();
   const id = derivedId('exec', input.sessionId, String(input.index));
-  const { em, session, manifest, commands, recordedExecution } = await loadSession(ctx, input.sessionId, id);
+  const { em, session, manifest, commands, recordedExecution, recordedTurn, resumedStep } = await loadSession(
+    ctx,
+    input.sessionId,
+    { executionId: id, index: input.index, resume: wholeTurn },
+  );
+  if (recordedTurn) return { kind: 'recorded', turn: recordedTurn };
   // answered here: recorded at once, without a second step
   const answer = async (route: 'refusal' | 'fallback', reply: string): Promise<TurnPlan> => ({
     kind: 'recorded',
@@ -281,22 +327,39 @@ export async function planTurn(
 
   if (ctx.config.llm.baseUrl) {
     const context = await buildAgentContext(ctx, em, session, manifest);
-    const messages: ChatMessage[] = [
-      { role: 'system', content: context.system },
-      ...context.history,
-      { role: 'user', content: input.text },
-    ];
-    // the first round's model call is made here; an answer without a tool call (or a failure, spoken
-    // as the fallback) is recorded at once
-    const first = await chatCompletion(ctx, { messages, tools: context.tools });
-    const settled = await settleAnswer(
-      ctx,
-      { sessionId: session.id, index: input.index, text: input.text, startedAt: started },
-      first,
-      { round: 1, messages, actions: [] },
-    );
-    if (settled.kind === 'recorded') return settled;
-    return { kind: 'tools', step: settled.step, tools: context.tools, owner, caller: callerOf(session) };
+    const turn: TurnRef = { sessionId: session.id, index: input.index, text: input.text, startedAt: started };
+    let step: TurnStep;
+    if (resumedStep) {
+      // retried after a crash: the model's last answer that called tools was kept, its round runs again
+      step = { kind: 'tools', step: resumedStep };
+    } else {
+      const messages: ChatMessage[] = [
+        { role: 'system', content: context.system },
+        ...context.history,
+        { role: 'user', content: input.text },
+      ];
+      // the first round's model call is made here; an answer without a tool call (or a failure,
+      // spoken as the fallback) is recorded at once
+      const first = await chatCompletion(ctx, { messages, tools: context.tools });
+      step = await settleAnswer(ctx, turn, first, { round: 1, messages, actions: [] });
+    }
+    const caller = callerOf(session);
+    if (!wholeTurn) {
+      if (step.kind === 'recorded') return step;
+      return { kind: 'tools', step: step.step, tools: context.tools, owner, caller };
+    }
+    // each round (its tool calls, then the model's next answer) kept before its first tool runs
+    while (step.kind === 'tools') {
+      step = await continueTurn(ctx, {
+        ...turn,
+        step: step.step,
+        tools: context.tools,
+        owner,
+        caller,
+        keepRound: true,
+      });
+    }
+    return step;
   }
 
   const known = commands.map((c) => `"${c.command}"`);
@@ -407,7 +470,14 @@ async function settleAnswer(
  */
 export async function continueTurn(
   ctx: CoreContext,
-  input: TurnRef & { step: ToolRound; tools: AgentTool[]; owner: Owner; caller: Caller },
+  input: TurnRef & {
+    step: ToolRound;
+    tools: AgentTool[];
+    owner: Owner;
+    caller: Caller;
+    /** Keep the round (answerTurn resumes from it), written before its first tool runs. */
+    keepRound?: boolean;
+  },
 ): Promise<TurnStep> {
   const { step } = input;
   const messages: ChatMessage[] = [
@@ -415,6 +485,9 @@ export async function continueTurn(
     { role: 'assistant', content: step.content, tool_calls: step.toolCalls },
   ];
   const actions = [...step.actions];
+  // written while the first tool's `tool.called` is (the tool waits for both)
+  const kept = input.keepRound ? keepRound(ctx, input, step) : undefined;
+  kept?.catch(() => undefined); // handled here; awaited below
   // each tool's outcome event is written while the next tool (or the model) runs; all are written
   // before the step answers
   const outcomeEvents: Promise<void>[] = [];
@@ -425,6 +498,7 @@ export async function continueTurn(
       tools: input.tools,
       owner: input.owner,
       caller: input.caller,
+      before: kept,
     });
     outcomeEvents.push(ran.outcomeEvent);
     actions.push(ran.action);
@@ -433,8 +507,19 @@ export async function continueTurn(
   const [answer] = await Promise.all([
     chatCompletion(ctx, { messages, tools: input.tools }),
     ...outcomeEvents,
+    kept,
   ]);
   return settleAnswer(ctx, input, answer, { round: step.round + 1, messages, actions });
+}
+
+/** Keeps a round whose answer called tools, once (the turn's record removes it). */
+async function keepRound(ctx: CoreContext, turn: TurnRef, step: ToolRound): Promise<void> {
+  await ctx.orm.em
+    .getConnection()
+    .execute(
+      'insert into session_turn_rounds (session_id, turn_index, round, step, created_at) values (?, ?, ?, ?::jsonb, now()) on conflict do nothing',
+      [turn.sessionId, turn.index, step.round, JSON.stringify(step)],
+    );
 }
 
 /**
@@ -459,6 +544,8 @@ interface AgentToolInput {
   /** From the plan (histories recorded before it lack them: then read from the session). */
   owner?: Owner;
   caller?: Caller;
+  /** What must be written before the tool runs (the kept round), if anything. */
+  before?: Promise<void>;
 }
 
 /**
@@ -507,11 +594,10 @@ async function startAgentTool(
   }
 
   if (offered.ref.kind === 'custom') {
-    const tool = await em.findOne(Tool, {
-      id: offered.ref.toolId,
-      account: owner.accountId,
-      environment: owner.environment,
-    });
+    const [tool] = await Promise.all([
+      em.findOne(Tool, { id: offered.ref.toolId, account: owner.accountId, environment: owner.environment }),
+      input.before,
+    ]);
     if (!tool) return refused('The tool no longer exists', offered.ref.toolId);
     try {
       const result = await executeTool(ctx, owner, tool, args, input.sessionId);
@@ -539,17 +625,22 @@ async function startAgentTool(
       owner,
       { sessionId: input.sessionId, toolId, toolName: offered.name },
       args,
-      async () => {
-        const run = await executeInstalledTool(ctx, {
-          userId: marketCaller.userId,
-          tier: marketCaller.tier,
-          itemId,
-          arguments: args,
-        });
-        if (run.status === 'refused') return { success: false, error: run.message };
-        return run.success
-          ? { success: true, result: run.result }
-          : { success: false, error: run.error ?? 'The tool failed' };
+      {
+        prepare: async () => {
+          await input.before;
+          return async () => {
+            const run = await executeInstalledTool(ctx, {
+              userId: marketCaller.userId,
+              tier: marketCaller.tier,
+              itemId,
+              arguments: args,
+            });
+            if (run.status === 'refused') return { success: false, error: run.message };
+            return run.success
+              ? { success: true, result: run.result }
+              : { success: false, error: run.error ?? 'The tool failed' };
+          };
+        },
       },
     );
     return {
@@ -564,7 +655,15 @@ async function startAgentTool(
     owner,
     { sessionId: input.sessionId, toolId, toolName },
     args,
-    { prepare: () => prepareMcpCall(ctx, owner, { serverId, toolName, arguments: args }) },
+    {
+      prepare: async () =>
+        (
+          await Promise.all([
+            prepareMcpCall(ctx, owner, { serverId, toolName, arguments: args }),
+            input.before,
+          ])
+        )[0],
+    },
   );
   return {
     outcomeEvent,
@@ -599,7 +698,13 @@ async function insertTurn(em: EntityManager, input: { sessionId: string } & Turn
        values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning *
      ), counted as (
        update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?
-     )
+     )${
+       // a model's turn (or one that could not finish): the rounds kept while it was in flight
+       // (answerTurn) are done with
+       input.route === 'llm' || input.route === 'fallback'
+         ? ', cleared as (delete from session_turn_rounds where session_id = ? and turn_index = ?)'
+         : ''
+     }
      select * from inserted
      union all
      select * from session_turns where session_id = ? and index = ? and not exists (select 1 from inserted)`,
@@ -614,6 +719,7 @@ async function insertTurn(em: EntityManager, input: { sessionId: string } & Turn
       input.latencyMs,
       input.index,
       input.sessionId,
+      ...(input.route === 'llm' || input.route === 'fallback' ? [input.sessionId, input.index] : []),
       input.sessionId,
       input.index,
     ],

@@ -19,8 +19,13 @@ export const SCENARIOS = {
   /** Recorded before the voice-command-inline patch: the voice command runs as a child workflow. */
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
   'voice-session-inline-command-fallback-end': 'voiceSessionWorkflow',
-  /** With a model: a command and an answer recorded while planning, a tool round (continueTurn). */
+  /**
+   * Recorded before the turn-in-one-step patch, with a model: a command and an answer recorded while
+   * planning, a tool round (continueTurn).
+   */
   'voice-session-planned-turns': 'voiceSessionWorkflow',
+  /** With the turn-in-one-step patch: the same conversation, each turn one step (answerTurn). */
+  'voice-session-one-step-turns': 'voiceSessionWorkflow',
   /** With the idle-timer-per-period patch: turns start no timer of their own. */
   'voice-session-idle-timer-per-period': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',

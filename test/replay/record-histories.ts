@@ -361,9 +361,10 @@ async function main(): Promise<void> {
     );
 
     // a voice session with a model (the LLM double), served by an app and worker of their own on
-    // another task queue (LLM_BASE_URL set): the speak-only command and an answer without a tool are
-    // recorded while planning; a question about an order makes the model call the MCP tool, one round
-    // (continueTurn) that records the turn with the model's final answer; then the end
+    // another task queue (LLM_BASE_URL set): each turn is one step (answerTurn), the speak-only
+    // command, an answer without a tool, and a question about an order that makes the model call the
+    // MCP tool and answer from its result; then the end. (voice-session-planned-turns.json, recorded
+    // before the turn-in-one-step patch, planned each turn and ran the tool round as a step of its own.)
     const llm = await startLlmDouble();
     stops.push(() => llm.close());
     llm.script(orderDeskModel('Hello! How can I help?'));
@@ -398,7 +399,7 @@ async function main(): Promise<void> {
       throw new Error(`planned session: ${JSON.stringify(turns)}`);
     }
     await llmApi('POST', `/sessions/${planned.id}/end`);
-    await record('voice-session-planned-turns', llmApp.ctx.temporal.workflow.getHandle(planned.id));
+    await record('voice-session-one-step-turns', llmApp.ctx.temporal.workflow.getHandle(planned.id));
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }

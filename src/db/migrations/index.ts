@@ -11,6 +11,7 @@ import { Migration20261124100000Analytics } from './Migration20261124100000Analy
 import { Migration20261124200000ActivityMetrics } from './Migration20261124200000ActivityMetrics';
 import { Migration20261124300000ActivityUserCounts } from './Migration20261124300000ActivityUserCounts';
 import { Migration20261125000000ActivityUserMetrics } from './Migration20261125000000ActivityUserMetrics';
+import { Migration20261125100000SessionTurnRounds } from './Migration20261125100000SessionTurnRounds';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124200000ActivityMetrics', class: Migration20261124200000ActivityMetrics },
   { name: 'Migration20261124300000ActivityUserCounts', class: Migration20261124300000ActivityUserCounts },
   { name: 'Migration20261125000000ActivityUserMetrics', class: Migration20261125000000ActivityUserMetrics },
+  { name: 'Migration20261125100000SessionTurnRounds', class: Migration20261125100000SessionTurnRounds },
 ];
