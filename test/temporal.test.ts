@@ -1,4 +1,6 @@
 import type { Connection } from '@temporalio/client';
+import { startWorker } from '../src/app/runtime';
+import { TEST_ENV } from './support/env';
 import { call, startTestApp, type TestApp } from './support/test-app';
 
 describe('Temporal wiring', () => {
@@ -27,6 +29,37 @@ describe('Temporal wiring', () => {
       expect.arrayContaining(['AccountId', 'WebhookId', 'EventType', 'WorkflowDefinitionId']),
     );
   });
+
+  it("workflow threads keep promise stack traces (the Web UI's Call Stack) only with TEMPORAL_STACK_TRACES=on", async () => {
+    const stackOf = async (env: Record<string, string>, label: string) => {
+      const own = await startTestApp({ ...env, TEMPORAL_TASK_QUEUE: `vp-stacks-${label}-${process.pid}` });
+      const worker = await startWorker(own.ctx, TEST_ENV.temporalAddress(), { dispatch: false });
+      try {
+        const handle = await own.ctx.temporal.workflow.start('voiceSessionWorkflow', {
+          taskQueue: own.ctx.config.temporal.taskQueue,
+          workflowId: `sess_stacks_${label}_${Date.now()}`,
+          args: [{ sessionId: 'sess_none', idleTimeoutMs: 60_000, turnsPerRun: 100 }],
+        });
+        try {
+          return await handle.query<string>('__stack_trace').then(
+            (stack) => ({ stack }),
+            (error: Error) => ({ error: error.message }),
+          );
+        } finally {
+          await handle.terminate();
+        }
+      } finally {
+        await worker.stop();
+        await own.close();
+      }
+    };
+    expect(await stackOf({}, 'off')).toEqual({
+      error: expect.stringMatching(/stack traces are not enabled/),
+    });
+    expect(await stackOf({ TEMPORAL_STACK_TRACES: 'on' }, 'on')).toEqual({
+      stack: expect.stringContaining('voiceSessionWorkflow'),
+    });
+  }, 120_000);
 
   it('/readyz answers 503 naming the check when a worker round trip cannot complete', async () => {
     const lonely = await startTestApp({ TEMPORAL_TASK_QUEUE: 'nobody-polls-this-queue' });

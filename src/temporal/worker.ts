@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker as WorkerThread } from 'node:worker_threads';
 import {
   type CompiledWorkerOptions,
   type Logger,
@@ -8,6 +9,7 @@ import {
   Worker,
   type WorkerOptions,
 } from '@temporalio/worker';
+import { ThreadedVMWorkflowCreator, WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import { type ActivityDeps, createActivities } from '../../activities';
 
@@ -27,6 +29,9 @@ let runtimeInstalled = false;
  * `createWorker({ isolateWatchdog: true })` brings the SDK's watchdog back.
  */
 export class PlatformWorker extends Worker {
+  /** Whether workflow threads keep the SDK's promise stack traces (see createWorkflowThreads). */
+  protected static workflowStackTraces = false;
+
   protected static override createWorkflowCreator(
     workflowBundle: WorkflowBundleWithSourceMapAndFilename,
     compiledOptions: CompiledWorkerOptions,
@@ -34,8 +39,57 @@ export class PlatformWorker extends Worker {
   ) {
     // undefined: Node's vm runs the calls without a watchdog
     const options = { ...compiledOptions, isolateExecutionTimeoutMs: undefined as unknown as number };
-    return Worker.createWorkflowCreator(workflowBundle, options, logger);
+    // biome-ignore lint/complexity/noThisInStatic: the subclass (PlatformWorkerWithStackTraces) sets it
+    if (options.debugMode || this.workflowStackTraces) {
+      return Worker.createWorkflowCreator(workflowBundle, options, logger);
+    }
+    return createWorkflowThreads(workflowBundle, options, logger);
   }
+}
+
+/** PlatformWorker whose workflow threads keep the SDK's promise stack traces (`TEMPORAL_STACK_TRACES=on`). */
+export class PlatformWorkerWithStackTraces extends PlatformWorker {
+  protected static override workflowStackTraces = true;
+}
+
+/**
+ * The SDK's workflow threads (ThreadedVMWorkflowCreator.create), except that each thread skips the
+ * SDK's promise hook. That hook captures and source-maps a stack trace for every promise created in
+ * workflow code (temporalio/sdk-typescript#1587): about half of the workflow thread's CPU per turn in
+ * bench:sessions. Without it the `__stack_trace` query (the Web UI's "Call Stack" tab) answers that
+ * stack traces are not enabled on this worker; everything else (errors with source-mapped stacks,
+ * queries, replay) is unchanged. `TEMPORAL_STACK_TRACES=on` keeps the hook.
+ */
+async function createWorkflowThreads(
+  workflowBundle: WorkflowBundleWithSourceMapAndFilename,
+  options: CompiledWorkerOptions,
+  logger: Logger,
+): Promise<ThreadedVMWorkflowCreator> {
+  const sdkThread = require.resolve('@temporalio/worker/lib/workflow/workflow-worker-thread');
+  const vmShared = require.resolve('@temporalio/worker/lib/workflow/vm-shared');
+  const entry = `
+    const { globalHandlers } = require(${JSON.stringify(vmShared)});
+    globalHandlers.setPromiseHook = () => {};
+    require(${JSON.stringify(sdkThread)});
+  `;
+  const { patchActivationCallback } = options;
+  const clients = Array.from(
+    { length: options.workflowThreadPoolSize },
+    () => new WorkerThreadClient(new WorkerThread(entry, { eval: true }), logger, patchActivationCallback),
+  );
+  await Promise.all(
+    clients.map((client) =>
+      client.send({
+        type: 'init',
+        workflowBundle,
+        isolateExecutionTimeoutMs: options.isolateExecutionTimeoutMs,
+        reuseV8Context: options.reuseV8Context ?? true,
+        registeredActivityNames: new Set(options.activities.keys()),
+        hasPatchActivationCallback: patchActivationCallback !== undefined,
+      }),
+    ),
+  );
+  return new ThreadedVMWorkflowCreator(clients);
 }
 
 export async function createWorker(opts: {
@@ -69,7 +123,11 @@ export async function createWorker(opts: {
   const workflowSource = fs.existsSync(WORKFLOW_BUNDLE_PATH)
     ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }
     : { workflowsPath: WORKFLOWS_PATH };
-  const WorkerClass = opts.isolateWatchdog ? Worker : PlatformWorker;
+  const WorkerClass = opts.isolateWatchdog
+    ? Worker
+    : opts.deps.config.temporal.stackTraces
+      ? PlatformWorkerWithStackTraces
+      : PlatformWorker;
   const worker = await WorkerClass.create({
     connection,
     namespace: opts.namespace,
