@@ -16,3 +16,19 @@ export function preparedStatement<Row>(knex: Knex, name: string, text: string) {
     }
   };
 }
+
+/**
+ * preparedStatement for SQL written with `?` placeholders, as knex takes them (numbered `$1`… here,
+ * once). The text must be fixed for a given name, and hold no `?` besides placeholders (no jsonb
+ * `?` operators).
+ */
+export function preparedQuery<Row>(knex: Knex, name: string, sql: string) {
+  let text = numbered.get(name);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    numbered.set(name, text);
+  }
+  return preparedStatement<Row>(knex, name, text);
+}
+const numbered = new Map<string, string>();

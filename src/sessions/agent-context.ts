@@ -6,6 +6,7 @@ import {
 } from '../activity-log/activities.service';
 import type { CoreContext } from '../app/context';
 import type { Owner } from '../common/owner';
+import { preparedQuery } from '../db/prepared';
 import {
   type InstalledTool,
   type InstalledToolRow,
@@ -216,29 +217,28 @@ async function agentContextRows(em: EntityManager, session: Session, withTools: 
   const installed = installedToolsQuery(session.userId);
   const asJson = (sql: string) => `(select coalesce(json_agg(r), '[]'::json) from (${sql}) r)`;
   const none = `'[]'::json`;
-  const [row] = await em.getConnection().execute<
-    {
-      activities: ContextActivityRow[];
-      custom: ToolRows['custom'];
-      servers: ToolRows['servers'];
-      installed: InstalledToolRow[];
-      history: { text: string; reply: string }[];
-    }[]
-  >(
+  const [row] = await preparedQuery<{
+    activities: ContextActivityRow[];
+    custom: ToolRows['custom'];
+    servers: ToolRows['servers'];
+    installed: InstalledToolRow[];
+    history: { text: string; reply: string }[];
+  }>(
+    em.getConnection().getKnex(),
+    withTools ? 'session-context-tools' : 'session-context',
     `select ${asJson(activities.sql)} as activities,
             ${withTools ? asJson('select id, name, description, parameters from tools where account_id = ? and environment = ? order by created_at, id') : none} as custom,
             ${withTools ? asJson('select id, name, tools, tools_fetched_at from mcp_servers where account_id = ? and environment = ? order by created_at, id') : none} as servers,
             ${withTools ? asJson(installed.sql) : none} as installed,
             ${asJson('select text, reply from (select index, text, reply from session_turns where session_id = ? order by index desc limit ?) t order by index')} as history`,
-    [
-      ...activities.bindings,
-      ...(withTools
-        ? [owner.accountId, owner.environment, owner.accountId, owner.environment, ...installed.bindings]
-        : []),
-      session.id,
-      HISTORY_TURNS,
-    ],
-  );
+  )([
+    ...activities.bindings,
+    ...(withTools
+      ? [owner.accountId, owner.environment, owner.accountId, owner.environment, ...installed.bindings]
+      : []),
+    session.id,
+    HISTORY_TURNS,
+  ]);
   return {
     activities: row.activities.map(contextActivityOf),
     tools: { custom: row.custom, servers: row.servers, installed: installedToolsOf(row.installed) },

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreContext } from '../app/context';
 import { derivedId } from '../common/ids';
 import type { Owner } from '../common/owner';
+import { preparedQuery } from '../db/prepared';
 import { emitEvent } from '../events/emit';
 import { ApiError } from '../http/errors';
 import { executeInstalledTool } from '../marketplace/execution/execute';
@@ -111,26 +112,20 @@ async function loadSession(
   turn?: { executionId: string; index: number; resume?: boolean },
 ) {
   const em = ctx.orm.em.fork();
-  const params: unknown[] = [];
-  let recorded = 'null as recorded_execution, null as recorded_turn, null as resumed_step';
-  if (turn) {
-    params.push(turn.executionId);
-    recorded = `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution, ${
-      turn.resume
-        ? `(select to_jsonb(t) from session_turns t where t.session_id = s.id and t.index = ?) as recorded_turn,
-           (select r.step from session_turn_rounds r where r.session_id = s.id and r.turn_index = ?
-             order by r.round desc limit 1) as resumed_step`
-        : 'null as recorded_turn, null as resumed_step'
-    }`;
-    if (turn.resume) params.push(turn.index, turn.index);
-  }
-  const [row] = await em.getConnection().execute(
-    `select s.*, p.manifest as persona_manifest,
-            ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
-            ${recorded}
-       from sessions s left join personas p on p.id = s.persona_id where s.id = ?`,
-    [...params, sessionId],
-  );
+  const knex = em.getConnection().getKnex();
+  const [row] = await (turn
+    ? turn.resume
+      ? preparedQuery<Record<string, unknown>>(
+          knex,
+          'session-load-resume',
+          LOAD_SESSION_RESUME_SQL,
+        )([turn.executionId, turn.index, turn.index, sessionId])
+      : preparedQuery<Record<string, unknown>>(
+          knex,
+          'session-load-turn',
+          LOAD_SESSION_TURN_SQL,
+        )([turn.executionId, sessionId])
+    : preparedQuery<Record<string, unknown>>(knex, 'session-load', LOAD_SESSION_SQL)([sessionId]));
   if (!row) throw new Error(`Session ${sessionId} does not exist`);
   const {
     persona_manifest: manifest,
@@ -152,6 +147,31 @@ async function loadSession(
     resumedStep: (resumedStep ?? null) as ToolRound | null,
   };
 }
+
+/**
+ * loadSession's statements, prepared (planning was most of their time). The session's columns are
+ * named, so a column added later cannot change a prepared statement's result type.
+ */
+const loadSessionSql = (recorded: string) =>
+  `select s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata, s.greeting,
+          s.started_at, s.ended_at, s.end_reason, s.turn_count, s.workflow_started_at, s.created_at,
+          s.updated_at, p.manifest as persona_manifest,
+          ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
+          ${recorded}
+     from sessions s left join personas p on p.id = s.persona_id where s.id = ?`;
+const LOAD_SESSION_SQL = loadSessionSql(
+  'null as recorded_execution, null as recorded_turn, null as resumed_step',
+);
+const LOAD_SESSION_TURN_SQL = loadSessionSql(
+  `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution,
+   null as recorded_turn, null as resumed_step`,
+);
+const LOAD_SESSION_RESUME_SQL = loadSessionSql(
+  `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution,
+   (select to_jsonb(t) from session_turns t where t.session_id = s.id and t.index = ?) as recorded_turn,
+   (select r.step from session_turn_rounds r where r.session_id = s.id and r.turn_index = ?
+     order by r.round desc limit 1) as resumed_step`,
+);
 
 /** An out-of-scope topic of the persona named in the utterance (every word of the topic present). */
 export function outOfScopeTopic(text: string, topics: string[] | undefined): string | undefined {
@@ -514,12 +534,11 @@ export async function continueTurn(
 
 /** Keeps a round whose answer called tools, once (the turn's record removes it). */
 async function keepRound(ctx: CoreContext, turn: TurnRef, step: ToolRound): Promise<void> {
-  await ctx.orm.em
-    .getConnection()
-    .execute(
-      'insert into session_turn_rounds (session_id, turn_index, round, step, created_at) values (?, ?, ?, ?::jsonb, now()) on conflict do nothing',
-      [turn.sessionId, turn.index, step.round, JSON.stringify(step)],
-    );
+  await preparedQuery(
+    ctx.orm.em.getConnection().getKnex(),
+    'session-keep-round',
+    'insert into session_turn_rounds (session_id, turn_index, round, step, created_at) values (?, ?, ?, ?::jsonb, now()) on conflict do nothing',
+  )([turn.sessionId, turn.index, step.round, JSON.stringify(step)]);
 }
 
 /**
@@ -687,45 +706,55 @@ export async function recordTurn(
   ctx: CoreContext,
   input: { sessionId: string } & TurnRecord,
 ): Promise<TurnRecord> {
-  return insertTurn(ctx.orm.em.fork(), input);
+  const clears = clearsRounds(input);
+  const record = preparedQuery<Record<string, unknown>>(
+    ctx.orm.em.getConnection().getKnex(),
+    clears ? 'session-turn-record-clear' : 'session-turn-record',
+    insertTurnSql(clears),
+  );
+  const rows = await record(insertTurnValues(input, clears));
+  return turnRecord(ctx.orm.em.fork().map(SessionTurn, rows[0]));
 }
 
-/** recordTurn's statement, in `em`'s transaction if it has one. */
+/** recordTurn's statement in `em`'s transaction. */
 async function insertTurn(em: EntityManager, input: { sessionId: string } & TurnRecord): Promise<TurnRecord> {
-  const rows = await em.execute(
-    `with inserted as (
-       insert into session_turns (session_id, index, text, reply, route, actions, error, latency_ms, created_at)
-       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning *
-     ), counted as (
-       update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?
-     )${
-       // a model's turn (or one that could not finish): the rounds kept while it was in flight
-       // (answerTurn) are done with
-       input.route === 'llm' || input.route === 'fallback'
-         ? ', cleared as (delete from session_turn_rounds where session_id = ? and turn_index = ?)'
-         : ''
-     }
-     select * from inserted
-     union all
-     select * from session_turns where session_id = ? and index = ? and not exists (select 1 from inserted)`,
-    [
-      input.sessionId,
-      input.index,
-      input.text,
-      input.reply.text,
-      input.route,
-      JSON.stringify(input.actions),
-      input.error,
-      input.latencyMs,
-      input.index,
-      input.sessionId,
-      ...(input.route === 'llm' || input.route === 'fallback' ? [input.sessionId, input.index] : []),
-      input.sessionId,
-      input.index,
-    ],
-  );
+  const clears = clearsRounds(input);
+  const rows = await em.execute(insertTurnSql(clears), insertTurnValues(input, clears));
   return turnRecord(em.map(SessionTurn, rows[0]));
 }
+
+/** A model's turn (or one that could not finish): the rounds kept while it was in flight (answerTurn) go. */
+const clearsRounds = (turn: TurnRecord) => turn.route === 'llm' || turn.route === 'fallback';
+
+const TURN_COLUMNS = 'session_id, index, text, reply, route, actions, error, latency_ms, created_at';
+
+/** Inserts the turn once, counts it on the session, and answers the turn as stored. */
+const insertTurnSql = (clearsRounds: boolean) =>
+  `with inserted as (
+     insert into session_turns (${TURN_COLUMNS})
+     values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning ${TURN_COLUMNS}
+   ), counted as (
+     update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?
+   )${clearsRounds ? ', cleared as (delete from session_turn_rounds where session_id = ? and turn_index = ?)' : ''}
+   select * from inserted
+   union all
+   select ${TURN_COLUMNS} from session_turns where session_id = ? and index = ? and not exists (select 1 from inserted)`;
+
+const insertTurnValues = (input: { sessionId: string } & TurnRecord, clearsRounds: boolean) => [
+  input.sessionId,
+  input.index,
+  input.text,
+  input.reply.text,
+  input.route,
+  JSON.stringify(input.actions),
+  input.error,
+  input.latencyMs,
+  input.index,
+  input.sessionId,
+  ...(clearsRounds ? [input.sessionId, input.index] : []),
+  input.sessionId,
+  input.index,
+];
 
 export function turnRecord(t: SessionTurn): TurnRecord {
   return {
