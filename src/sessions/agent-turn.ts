@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreContext } from '../app/context';
 import { derivedId } from '../common/ids';
 import type { Owner } from '../common/owner';
@@ -11,7 +10,7 @@ import { postJson } from '../outbound/provider';
 import type { PersonaManifest } from '../personas/manifest';
 import { executeTool, prepareMcpCall, startToolWithEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
-import { recordExecutionStart, recordFinishedExecution } from '../workflows/execution-store';
+import { finishedExecutionCte, recordExecutionStart } from '../workflows/execution-store';
 import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
 import { interpretGraph } from '../workflows/interpreter';
 import { matchCommand, normalizeUtterance } from '../workflows/matching';
@@ -190,22 +189,23 @@ const isPureGraph = (graph: WorkflowExecution['definition']) =>
 /**
  * A voice command whose graph has no side effect (speak, condition): interpreted at once, the finished
  * execution (with `workflow.started`, step and final events) and the turn recorded in one
- * transaction. Retried after a crash, it finds the execution recorded and answers from it. The reply
+ * statement. Retried after a crash, it finds the execution recorded and answers from it. The reply
  * and the error read as those of a command the session's workflow runs (workflows/voice-session.ts).
  */
 async function runPureCommand(
-  em: EntityManager,
+  ctx: CoreContext,
   execution: WorkflowExecution,
   isNew: boolean,
   turn: { sessionId: string; index: number; text: string; workflowName: string; started: number },
 ): Promise<TurnRecord> {
+  let finished: { sql: string; bindings: unknown[] } | undefined;
   if (isNew) {
     const trace = await interpretGraph(execution.definition, execution.input, {
       now: () => Date.now(),
       callTool: () => Promise.reject(new Error('not a pure graph')),
       prompt: () => Promise.reject(new Error('not a pure graph')),
     });
-    recordFinishedExecution(em, execution, trace);
+    finished = finishedExecutionCte(execution, trace);
   }
   const failed = execution.status !== 'completed';
   const speech = execution.output?.speech ?? [];
@@ -233,10 +233,14 @@ async function runPureCommand(
       : null,
     latencyMs: Math.max(0, Date.now() - turn.started),
   };
-  return em.transactional(async (tem) => {
-    await tem.flush();
-    return insertTurn(tem, { sessionId: turn.sessionId, ...record });
-  });
+  if (!finished) return recordTurn(ctx, { sessionId: turn.sessionId, ...record });
+  // one statement: the finished execution with its events (if new), and the turn
+  const rows = await preparedQuery<Record<string, unknown>>(
+    ctx.orm.em.getConnection().getKnex(),
+    'session-command-record',
+    insertTurnSql(false, finished.sql),
+  )([...finished.bindings, ...insertTurnValues({ sessionId: turn.sessionId, ...record }, false)]);
+  return turnRecord(ctx.orm.em.fork().map(SessionTurn, rows[0]));
 }
 
 /**
@@ -329,7 +333,7 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
     if (isPureGraph(execution.definition) && found?.status !== 'running') {
       return {
         kind: 'recorded',
-        turn: await runPureCommand(em, execution, !found, {
+        turn: await runPureCommand(ctx, execution, !found, {
           sessionId: session.id,
           index: input.index,
           text: input.text,
@@ -716,21 +720,14 @@ export async function recordTurn(
   return turnRecord(ctx.orm.em.fork().map(SessionTurn, rows[0]));
 }
 
-/** recordTurn's statement in `em`'s transaction. */
-async function insertTurn(em: EntityManager, input: { sessionId: string } & TurnRecord): Promise<TurnRecord> {
-  const clears = clearsRounds(input);
-  const rows = await em.execute(insertTurnSql(clears), insertTurnValues(input, clears));
-  return turnRecord(em.map(SessionTurn, rows[0]));
-}
-
 /** A model's turn (or one that could not finish): the rounds kept while it was in flight (answerTurn) go. */
 const clearsRounds = (turn: TurnRecord) => turn.route === 'llm' || turn.route === 'fallback';
 
 const TURN_COLUMNS = 'session_id, index, text, reply, route, actions, error, latency_ms, created_at';
 
 /** Inserts the turn once, counts it on the session, and answers the turn as stored. */
-const insertTurnSql = (clearsRounds: boolean) =>
-  `with inserted as (
+const insertTurnSql = (clearsRounds: boolean, before?: string) =>
+  `with ${before ? `${before}, ` : ''}inserted as (
      insert into session_turns (${TURN_COLUMNS})
      values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning ${TURN_COLUMNS}
    ), counted as (

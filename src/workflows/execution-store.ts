@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from 'knex';
-import { derivedId } from '../common/ids';
+import { derivedId, newId } from '../common/ids';
 import type { EventType } from '../events/catalog';
 import { type EmitEventInput, emitEvent, eventRecord } from '../events/emit';
 import type { ExecutionRef } from './execution-types';
@@ -155,13 +155,18 @@ export function finishEvents(
 
 /**
  * An execution that ran to its end before anything was written (a graph without side effects,
- * interpreted at once): the row, finished, with `workflow.started`, its step events and the final
- * event, as one unit of work (the caller flushes).
+ * interpreted at once), as CTEs for the caller's statement (a voice command's turn records the
+ * execution, its events and the turn at once): `finished` inserts the row, finished, and, if it was
+ * new, `workflow.started`, its step events and the final event. `execution` is updated in memory to
+ * match.
  */
-export function recordFinishedExecution(em: EntityManager, execution: WorkflowExecution, trace: Trace): void {
+export function finishedExecutionCte(
+  execution: WorkflowExecution,
+  trace: Trace,
+): { sql: string; bindings: unknown[] } {
   const completedAt = new Date();
   const durationMs = Math.max(0, completedAt.getTime() - execution.startedAt.getTime());
-  em.assign(execution, {
+  Object.assign(execution, {
     status: trace.status,
     output: trace.output,
     steps: trace.steps,
@@ -170,7 +175,6 @@ export function recordFinishedExecution(em: EntityManager, execution: WorkflowEx
     completedAt,
     durationMs,
   });
-  recordExecutionStart(em, execution);
   const ref: ExecutionRef = {
     executionId: execution.id,
     workflowId: execution.workflowId,
@@ -178,7 +182,53 @@ export function recordFinishedExecution(em: EntityManager, execution: WorkflowEx
     environment: execution.environment,
     sessionId: execution.sessionId ?? null,
   };
-  for (const event of finishEvents(ref, trace, trace.steps, completedAt, durationMs)) emitEvent(em, event);
+  const started = eventRow({
+    id: newId('evt'),
+    accountId: execution.account,
+    environment: execution.environment,
+    type: 'workflow.started',
+    personaId: null,
+    data: {
+      workflowId: execution.workflowId,
+      executionId: execution.id,
+      version: execution.version,
+      sessionId: execution.sessionId ?? null,
+      input: execution.input ?? null,
+      ...(execution.match ? { match: execution.match } : {}),
+    },
+  });
+  const events = [started, ...finishEvents(ref, trace, trace.steps, completedAt, durationMs).map(eventRow)];
+  const insert = insertEventsSql(ref, events, 'exists (select 1 from finished)');
+  const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+  return {
+    sql: `finished as (
+        insert into workflow_executions (id, account_id, environment, workflow_id, version, definition,
+          status, input, output, steps, error, session_id, current_nodes, match, workflow_started_at,
+          started_at, completed_at, duration_ms)
+        values (?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, '[]'::jsonb, ?::jsonb, ?, ?, ?, ?)
+        on conflict (id) do nothing returning id
+      ), finished_events as (${insert.sql})`,
+    bindings: [
+      execution.id,
+      execution.account,
+      execution.environment,
+      execution.workflowId,
+      execution.version,
+      JSON.stringify(execution.definition),
+      execution.status,
+      json(execution.input),
+      json(execution.output),
+      JSON.stringify(execution.steps),
+      json(execution.error),
+      execution.sessionId ?? null,
+      json(execution.match),
+      execution.workflowStartedAt ?? null,
+      execution.startedAt,
+      completedAt,
+      durationMs,
+      ...insert.bindings,
+    ],
+  };
 }
 
 /**
