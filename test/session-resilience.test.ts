@@ -8,45 +8,73 @@ import { eventually } from './support/receiver';
 import { spawnWorker, stopProcess, workerProcessEnv } from './support/resilience';
 import { call, newDeveloper, startTestApp } from './support/test-app';
 
+/**
+ * An app on its own database and task queue, with the LLM double and a real MCP server, its turns
+ * run by a worker process: `killWorker` SIGKILLs it and starts the next one. It starts a session
+ * and hands it to the scenario, then stops everything.
+ */
+async function withKillableWorker(
+  label: string,
+  scenario: (s: {
+    id: string;
+    api: (method: string, path: string, body?: unknown) => ReturnType<typeof call<any>>;
+    llm: Awaited<ReturnType<typeof startLlmDouble>>;
+    mcp: Awaited<ReturnType<typeof startMcpTestServer>>;
+    app: Awaited<ReturnType<typeof startTestApp>>;
+    killWorker: () => Promise<void>;
+  }) => Promise<void>,
+): Promise<void> {
+  const db = await createIsolatedDatabase(label);
+  const llm = await startLlmDouble();
+  const mcp = await startMcpTestServer();
+  const env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: TEST_ENV.temporalAddress(),
+    TEMPORAL_TASK_QUEUE: `vp-${label}-${process.pid}`,
+    LLM_BASE_URL: llm.baseUrl,
+  };
+  const app = await startTestApp({ ...env, RATE_LIMITS: 'off' });
+  const workerEnv = workerProcessEnv(env, label);
+  let first: ChildProcess | undefined = spawnWorker(workerEnv);
+  let second: ChildProcess | undefined;
+  try {
+    const dev = await newDeveloper(app);
+    const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: { manifest: completeManifest(`${label}-agent`) },
+    });
+    const api = (method: string, path: string, body?: unknown) =>
+      call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
+    expect((await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url })).status).toBe(201);
+    const started = await api('POST', '/sessions', { personaId: persona.body.persona.id, userId: 'caller' });
+    expect(started.status).toBe(201);
+    const killWorker = async () => {
+      await stopProcess(first, 'SIGKILL');
+      first = undefined;
+      second = spawnWorker(workerEnv);
+    };
+    await scenario({ id: started.body.data.id as string, api, llm, mcp, app, killWorker });
+  } finally {
+    await stopProcess(first, 'SIGKILL');
+    await stopProcess(second, 'SIGTERM');
+    await app.close();
+    await llm.close();
+    await mcp.close();
+    await db.drop();
+  }
+}
+
 describe('a worker killed in the middle of a turn', () => {
   it('the turn is answered once, on another worker, and the session goes on', async () => {
-    const db = await createIsolatedDatabase('sesskill');
-    const llm = await startLlmDouble();
-    const env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      TEMPORAL_ADDRESS: TEST_ENV.temporalAddress(),
-      TEMPORAL_TASK_QUEUE: `vp-sesskill-${process.pid}`,
-      LLM_BASE_URL: llm.baseUrl,
-    };
-    const app = await startTestApp({ ...env, RATE_LIMITS: 'off' });
-    const workerEnv = workerProcessEnv(env, 'sesskill');
-    let first: ChildProcess | undefined = spawnWorker(workerEnv);
-    let second: ChildProcess | undefined;
-    try {
-      const dev = await newDeveloper(app);
-      const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
-        token: dev.token,
-        body: { manifest: completeManifest('resilient-agent') },
-      });
-      const api = (method: string, path: string, body?: unknown) =>
-        call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
-      const started = await api('POST', '/sessions', {
-        personaId: persona.body.persona.id,
-        userId: 'caller',
-      });
-      expect(started.status).toBe(201);
-      const id = started.body.data.id as string;
-
+    await withKillableWorker('sesskill', async ({ id, api, llm, app, killWorker }) => {
       // the first worker is waiting on the model when it dies; the next attempt answers at once
       llm.script((_req, i) =>
         i === 0 ? { content: 'too late', delayMs: 60_000 } : { content: 'Hello again!' },
       );
       const turn = api('POST', `/sessions/${id}/turns`, { text: 'hello' });
       await eventually(async () => llm.requests.length === 1, 60_000);
-      await stopProcess(first, 'SIGKILL');
-      first = undefined;
-      second = spawnWorker(workerEnv);
+      await killWorker();
 
       const answered = await turn;
       expect(answered.status).toBe(200);
@@ -64,47 +92,13 @@ describe('a worker killed in the middle of a turn', () => {
         status: 'active',
         turnCount: 2,
       });
-    } finally {
-      await stopProcess(first, 'SIGKILL');
-      await stopProcess(second, 'SIGTERM');
-      await app.close();
-      await llm.close();
-      await db.drop();
-    }
+    });
   }, 180_000);
 });
 
 describe('a worker killed after a tool ran, while the model answers its result', () => {
   it('the next worker resumes from the kept round: the model is not asked again for the tool call', async () => {
-    const db = await createIsolatedDatabase('sessround');
-    const llm = await startLlmDouble();
-    const mcp = await startMcpTestServer();
-    const env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      TEMPORAL_ADDRESS: TEST_ENV.temporalAddress(),
-      TEMPORAL_TASK_QUEUE: `vp-sessround-${process.pid}`,
-      LLM_BASE_URL: llm.baseUrl,
-    };
-    const app = await startTestApp({ ...env, RATE_LIMITS: 'off' });
-    const workerEnv = workerProcessEnv(env, 'sessround');
-    let first: ChildProcess | undefined = spawnWorker(workerEnv);
-    let second: ChildProcess | undefined;
-    try {
-      const dev = await newDeveloper(app);
-      const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
-        token: dev.token,
-        body: { manifest: completeManifest('resuming-agent') },
-      });
-      const api = (method: string, path: string, body?: unknown) =>
-        call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
-      expect((await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url })).status).toBe(201);
-      const started = await api('POST', '/sessions', {
-        personaId: persona.body.persona.id,
-        userId: 'caller',
-      });
-      const id = started.body.data.id as string;
-
+    await withKillableWorker('sessround', async ({ id, api, llm, mcp, app, killWorker }) => {
       // 1st request: the model calls the tool; 2nd: its answer to the result never comes (the
       // worker dies); after that, the answer
       llm.script((req, i) => {
@@ -120,9 +114,7 @@ describe('a worker killed after a tool ran, while the model answers its result',
       });
       const turn = api('POST', `/sessions/${id}/turns`, { text: 'Where is my order A-9?' });
       await eventually(async () => llm.requests.length === 2, 60_000);
-      await stopProcess(first, 'SIGKILL');
-      first = undefined;
-      second = spawnWorker(workerEnv);
+      await killWorker();
 
       const answered = await turn;
       expect(answered.status).toBe(200);
@@ -140,20 +132,13 @@ describe('a worker killed after a tool ran, while the model answers its result',
         llm.requests.filter((r) => !r.messages.some((m: { role: string }) => m.role === 'tool')),
       ).toHaveLength(1);
       expect(mcp.calls.filter((c) => c.name === 'lookup_order')).toHaveLength(2);
-      const db2 = app.ctx.orm.em.fork().getConnection();
-      expect(await db2.execute('select index from session_turns where session_id = ?', [id])).toEqual([
+      const db = app.ctx.orm.em.fork().getConnection();
+      expect(await db.execute('select index from session_turns where session_id = ?', [id])).toEqual([
         { index: 1 },
       ]);
-      expect(await db2.execute('select round from session_turn_rounds where session_id = ?', [id])).toEqual(
+      expect(await db.execute('select round from session_turn_rounds where session_id = ?', [id])).toEqual(
         [],
       );
-    } finally {
-      await stopProcess(first, 'SIGKILL');
-      await stopProcess(second, 'SIGTERM');
-      await app.close();
-      await llm.close();
-      await mcp.close();
-      await db.drop();
-    }
+    });
   }, 180_000);
 });

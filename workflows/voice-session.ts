@@ -105,6 +105,26 @@ const TURN_IN_ONE_STEP = 'turn-in-one-step';
 const LLM_ROUNDS = 3;
 const FALLBACK_REPLY = "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
 
+/** Records the spoken fallback for a turn whose step kept failing, with the failure as its error. */
+function recordUnfinished(
+  turn: { sessionId: string; index: number; text: string; started: number },
+  failure: unknown,
+  route: 'fallback' | 'llm',
+  actions: TurnAction[],
+): Promise<TurnRecord> {
+  const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
+  return recordTurn({
+    sessionId: turn.sessionId,
+    index: turn.index,
+    text: turn.text,
+    reply: { text: FALLBACK_REPLY },
+    route,
+    actions,
+    error: `The turn could not finish: ${cause?.message ?? 'unknown error'}`,
+    latencyMs: Date.now() - turn.started,
+  });
+}
+
 async function takeTurn(sessionId: string, index: number, text: string): Promise<TurnRecord> {
   const started = Date.now();
   let plan: TurnPlan;
@@ -113,17 +133,7 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
       plan = await answerTurn({ sessionId, index, text, startedAt: started });
     } catch (failure) {
       // the step kept failing (not an answer: the worker or the database): the fallback is spoken
-      const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
-      return recordTurn({
-        sessionId,
-        index,
-        text,
-        reply: { text: FALLBACK_REPLY },
-        route: 'fallback',
-        actions: [],
-        error: `The turn could not finish: ${cause?.message ?? 'unknown error'}`,
-        latencyMs: Date.now() - started,
-      });
+      return recordUnfinished({ sessionId, index, text, started }, failure, 'fallback', []);
     }
   } else {
     plan = await planTurn({ sessionId, index, text, startedAt: started });
@@ -149,17 +159,7 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
         });
       } catch (failure) {
         // the round kept failing (not an answer: the worker or the database): the fallback is spoken
-        const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
-        return recordTurn({
-          sessionId,
-          index,
-          text,
-          reply: { text: FALLBACK_REPLY },
-          route: 'llm',
-          actions: step.actions,
-          error: `The turn could not finish: ${cause?.message ?? 'unknown error'}`,
-          latencyMs: Date.now() - started,
-        });
+        return recordUnfinished({ sessionId, index, text, started }, failure, 'llm', step.actions);
       }
       if (next.kind === 'recorded') return next.turn;
       step = next.step;

@@ -10,7 +10,12 @@ import { WorkflowExecution } from './workflow.entity';
 /** Writes the execution row and its `workflow.started` event (the caller flushes). */
 export function recordExecutionStart(em: EntityManager, execution: WorkflowExecution): void {
   em.persist(execution);
-  emitEvent(em, {
+  emitEvent(em, startedEvent(execution));
+}
+
+/** An execution's `workflow.started`. */
+function startedEvent(execution: WorkflowExecution): EmitEventInput {
+  return {
     accountId: execution.account,
     environment: execution.environment,
     type: 'workflow.started',
@@ -23,7 +28,7 @@ export function recordExecutionStart(em: EntityManager, execution: WorkflowExecu
       input: execution.input ?? null,
       ...(execution.match ? { match: execution.match } : {}),
     },
-  });
+  };
 }
 
 function stepEvent(ref: ExecutionRef, step: StepRecord): EventInput {
@@ -182,21 +187,7 @@ export function finishedExecutionCte(
     environment: execution.environment,
     sessionId: execution.sessionId ?? null,
   };
-  const started = eventRow({
-    id: newId('evt'),
-    accountId: execution.account,
-    environment: execution.environment,
-    type: 'workflow.started',
-    personaId: null,
-    data: {
-      workflowId: execution.workflowId,
-      executionId: execution.id,
-      version: execution.version,
-      sessionId: execution.sessionId ?? null,
-      input: execution.input ?? null,
-      ...(execution.match ? { match: execution.match } : {}),
-    },
-  });
+  const started = eventRow({ ...startedEvent(execution), id: newId('evt') });
   const events = [started, ...finishEvents(ref, trace, trace.steps, completedAt, durationMs).map(eventRow)];
   const insert = insertEventsSql(ref, events, 'exists (select 1 from finished)');
   const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
