@@ -1,6 +1,8 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { startWorker } from '../src/app/runtime';
 import { answerTurn, planTurn } from '../src/sessions/agent-turn';
 import { Session } from '../src/sessions/session.entity';
+import { turnAnswers } from '../src/sessions/turn-answers';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { startLlmDouble } from './support/llm-double';
@@ -202,6 +204,28 @@ describe('voice sessions', () => {
     expect(await eventsOf(app, 'workflow.started', executionId)).toHaveLength(1);
   });
 
+  it("a turn recorded by this process's worker is answered from its record; the update finishes with the same turn", async () => {
+    const id = await start('caller-early-answer');
+    const delivered = turnAnswers.delivered;
+    const turn = await say(id, 'What are your opening hours?');
+    // the API and the worker share this process: the committed record answered the request
+    expect(turnAnswers.delivered).toBe(delivered + 1);
+    const session = await live('GET', `/sessions/${id}`);
+    expect(session.body.data.transcript).toEqual([turn]);
+    // the Workflow Update still finishes, with the same turn as its result (what the Web UI shows)
+    const handle = app.ctx.temporal.workflow.getHandle(id);
+    const completed = await eventually(async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const done = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes);
+      return done?.workflowExecutionUpdateCompletedEventAttributes ?? undefined;
+    });
+    const payload = completed.outcome?.success?.payloads?.[0];
+    expect(defaultPayloadConverter.fromPayload(payload!)).toEqual(turn);
+    // the next turn goes after it, in order
+    expect((await say(id, 'What are your opening hours?')).index).toBe(2);
+    expect(turnAnswers.delivered).toBe(delivered + 2);
+  });
+
   it('a voice command with a tool step runs its graph in the session workflow, step by step', async () => {
     const created = await live('POST', '/workflows', {
       name: 'Order status',
@@ -229,7 +253,10 @@ describe('voice sessions', () => {
     expect(created.status).toBe(201);
     try {
       const id = await start('caller-order-status');
+      const delivered = turnAnswers.delivered;
       const turn = await say(id, 'Check order status please');
+      // its steps run in the workflow after the first one: the update answers it, not an early record
+      expect(turnAnswers.delivered).toBe(delivered);
       expect(turn).toMatchObject({
         route: 'workflow',
         reply: { text: 'Order B-7 is shipped.' },

@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  currentUpdateInfo,
   defineQuery,
   defineUpdate,
   executeChild,
@@ -130,7 +131,10 @@ async function takeTurn(sessionId: string, index: number, text: string): Promise
   let plan: TurnPlan;
   if (patched(TURN_IN_ONE_STEP)) {
     try {
-      plan = await answerTurn({ sessionId, index, text, startedAt: started });
+      // the update's id lets the step hand the recorded turn to an API request of its own process
+      // (src/sessions/turn-answers.ts); a step's input is not part of the history's replay
+      const updateId = currentUpdateInfo()?.id;
+      plan = await answerTurn({ sessionId, index, text, startedAt: started, updateId });
     } catch (failure) {
       // the step kept failing (not an answer: the worker or the database): the fallback is spoken
       return recordUnfinished({ sessionId, index, text, started }, failure, 'fallback', []);

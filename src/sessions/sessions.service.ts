@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Response } from 'express';
@@ -13,6 +14,7 @@ import { endSession as recordSessionEnd, type TurnRecord, turnRecord } from './a
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
 import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
+import { turnAnswers } from './turn-answers';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -185,16 +187,27 @@ export async function takeTurn(
   // the client's connection, not a worker's native one: that one ignores abort signals and retries
   // while Temporal is down, where a turn must be answered 503 at once
   const temporal = ctx.temporal;
+  // answered by whichever comes first: the update's result, or the turn's record committed by a step
+  // of this process (src/sessions/turn-answers.ts); both are the same turn
+  const updateId = randomUUID();
+  const early = turnAnswers.expect(updateId);
   let turn: TurnRecord;
   try {
-    turn = await temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
+    const update = temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
       temporal.workflow
         .getHandle(id)
-        .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }] }),
+        .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }], updateId }),
     );
+    // answered early, the update still finishes (with the same record); nothing to tell anyone then
+    update.catch((error) =>
+      ctx.logger.debug({ err: error, sessionId: id, updateId }, 'turn update ended with an error'),
+    );
+    turn = await Promise.race([update, early.answered]);
   } catch (error) {
     activeSessions.delete(id);
     workflowError(error, session ?? (await findSession(em, owner, id)), res);
+  } finally {
+    early.done();
   }
   if (!input.audio) return turn;
   const persona = await em.findOne(Persona, { id: known.personaId });
