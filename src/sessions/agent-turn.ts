@@ -140,9 +140,7 @@ async function loadSession(
     manifest: (manifest ?? {}) as PersonaManifest,
     commands: voiceCommandsOf(workflows as VoiceCommandWorkflow[]),
     recordedExecution: execution ? em.map(WorkflowExecution, execution as Record<string, unknown>) : null,
-    recordedTurn: recordedTurn
-      ? turnRecord(em.map(SessionTurn, recordedTurn as Record<string, unknown>))
-      : null,
+    recordedTurn: recordedTurn ? turnRecordOfRow(recordedTurn as TurnRow) : null,
     resumedStep: (resumedStep ?? null) as ToolRound | null,
   };
 }
@@ -235,12 +233,12 @@ async function runPureCommand(
   };
   if (!finished) return recordTurn(ctx, { sessionId: turn.sessionId, ...record });
   // one statement: the finished execution with its events (if new), and the turn
-  const rows = await preparedQuery<Record<string, unknown>>(
+  const rows = await preparedQuery<TurnRow>(
     ctx.orm.em.getConnection().getKnex(),
     'session-command-record',
     insertTurnSql(false, finished.sql),
   )([...finished.bindings, ...insertTurnValues({ sessionId: turn.sessionId, ...record }, false)]);
-  return turnRecord(ctx.orm.em.fork().map(SessionTurn, rows[0]));
+  return turnRecordOfRow(rows[0]);
 }
 
 /**
@@ -711,13 +709,13 @@ export async function recordTurn(
   input: { sessionId: string } & TurnRecord,
 ): Promise<TurnRecord> {
   const clears = clearsRounds(input);
-  const record = preparedQuery<Record<string, unknown>>(
+  const record = preparedQuery<TurnRow>(
     ctx.orm.em.getConnection().getKnex(),
     clears ? 'session-turn-record-clear' : 'session-turn-record',
     insertTurnSql(clears),
   );
   const rows = await record(insertTurnValues(input, clears));
-  return turnRecord(ctx.orm.em.fork().map(SessionTurn, rows[0]));
+  return turnRecordOfRow(rows[0]);
 }
 
 /** A model's turn (or one that could not finish): the rounds kept while it was in flight (answerTurn) go. */
@@ -752,6 +750,28 @@ const insertTurnValues = (input: { sessionId: string } & TurnRecord, clearsRound
   input.sessionId,
   input.index,
 ];
+
+/** A `session_turns` row as the turn statements return it (TURN_COLUMNS), or as `to_jsonb` renders it. */
+interface TurnRow {
+  index: number;
+  text: string;
+  reply: string;
+  route: TurnRoute;
+  actions: TurnAction[];
+  error: string | null;
+  latency_ms: number;
+}
+
+/** The turn of a row the turn statements returned: read as is, without an entity manager (hot path). */
+const turnRecordOfRow = (row: TurnRow): TurnRecord => ({
+  index: row.index,
+  text: row.text,
+  reply: { text: row.reply },
+  route: row.route,
+  actions: row.actions,
+  error: row.error ?? null,
+  latencyMs: row.latency_ms,
+});
 
 export function turnRecord(t: SessionTurn): TurnRecord {
   return {
