@@ -27,7 +27,7 @@ import {
   type ChatToolCall,
   ownerOf,
 } from './agent-context';
-import { Session, SessionTurn, type TurnAction } from './session.entity';
+import { Session, type SessionTurn, type TurnAction } from './session.entity';
 import type { SessionEndReason, TurnRoute } from './statuses';
 
 /** What the workflow does for a turn, decided from the utterance (README "Voice sessions"). */
