@@ -587,7 +587,15 @@ describe('sessions without an LLM, idle timeouts and long conversations', () => 
   it('continues as new every SESSION_TURNS_PER_RUN turns, and the conversation goes on', async () => {
     const id = await start();
     const firstRun = (await app.ctx.temporal.workflow.getHandle(id).describe()).runId;
-    for (let i = 1; i <= 5; i++) expect((await say(id, `turn ${i}`)).index).toBe(i);
+    const early: number[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const delivered = turnAnswers.delivered;
+      expect((await say(id, `turn ${i}`)).index).toBe(i);
+      early.push(turnAnswers.delivered - delivered);
+    }
+    // the turn after which a run continues as new (every 2nd here) is answered by its update, so the
+    // caller's next turn cannot reach the run while it closes; the others are answered from the record
+    expect(early).toEqual([1, 0, 1, 0, 1]);
     const described = await app.ctx.temporal.workflow.getHandle(id).describe();
     expect(described.runId).not.toBe(firstRun);
     expect(described.historyLength).toBeLessThan(60);

@@ -126,14 +126,19 @@ function recordUnfinished(
   });
 }
 
-async function takeTurn(sessionId: string, index: number, text: string): Promise<TurnRecord> {
+async function takeTurn(
+  sessionId: string,
+  index: number,
+  text: string,
+  opts: { answerEarly: boolean },
+): Promise<TurnRecord> {
   const started = Date.now();
   let plan: TurnPlan;
   if (patched(TURN_IN_ONE_STEP)) {
     try {
       // the update's id lets the step hand the recorded turn to an API request of its own process
       // (src/sessions/turn-answers.ts); a step's input is not part of the history's replay
-      const updateId = currentUpdateInfo()?.id;
+      const updateId = opts.answerEarly ? currentUpdateInfo()?.id : undefined;
       plan = await answerTurn({ sessionId, index, text, startedAt: started, updateId });
     } catch (failure) {
       // the step kept failing (not an answer: the worker or the database): the fallback is spoken
@@ -271,6 +276,8 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   /** When the last turn ended (workflow time), or the run began: what the idle timeout counts from. */
   let idleSince = Date.now();
 
+  const dueToContinueAsNew = () => turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
+
   setHandler(sessionStateQuery, () => ({ status, turnCount }));
   setHandler(
     turnUpdate,
@@ -281,7 +288,10 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
         const index = ++turnCount;
         turnsThisRun++;
         setCurrentDetails(`Turn ${index}: “${text}”`);
-        const turn = await takeTurn(input.sessionId, index, text);
+        // the turn after which this run continues as new is answered by its update: answered
+        // early, the caller's next turn could reach this run while it closes, and wait for the
+        // client's retry (a second or two) to find the next run
+        const turn = await takeTurn(input.sessionId, index, text, { answerEarly: !dueToContinueAsNew() });
         setCurrentDetails(`Turn ${index}: “${text}” → “${turn.reply.text}”`);
         return turn;
       } finally {
@@ -309,7 +319,6 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
     return ended!;
   });
 
-  const dueToContinueAsNew = () => turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
   const continueAsNewOnceIdle = async () => {
     await condition(allHandlersFinished);
     if (status === 'active' && !busy) {
