@@ -57,6 +57,12 @@ export const CONTEXT_ACTIVITIES = 20;
 /** Earlier turns sent back to the model. */
 export const HISTORY_TURNS = 10;
 
+/** What a turn needs of its session: who owns it, its persona, its caller. */
+export type SessionRef = Pick<
+  Session,
+  'id' | 'account' | 'environment' | 'personaId' | 'userId' | 'metadata' | 'status'
+>;
+
 export const ownerOf = (s: Pick<Session, 'account' | 'environment'>): Owner => ({
   accountId: s.account,
   environment: s.environment,
@@ -211,7 +217,7 @@ export async function agentTools(
  * the caller's installed marketplace tools and the session's last HISTORY_TURNS turns. Each part is a
  * JSON array in the order its own query gives.
  */
-async function agentContextRows(em: EntityManager, session: Session, withTools: boolean) {
+async function agentContextRows(em: EntityManager, session: SessionRef, withTools: boolean) {
   const owner = ownerOf(session);
   const activities = contextActivitiesQuery(owner, session.userId, session.personaId, CONTEXT_ACTIVITIES);
   const installed = installedToolsQuery(session.userId);
@@ -247,7 +253,10 @@ async function agentContextRows(em: EntityManager, session: Session, withTools: 
 }
 
 /** The persona's manifest, or an empty one if the persona was deleted during the session. */
-export async function sessionPersona(em: EntityManager, session: Session): Promise<PersonaManifest> {
+export async function sessionPersona(
+  em: EntityManager,
+  session: Pick<Session, 'personaId'>,
+): Promise<PersonaManifest> {
   return (await em.findOne(Persona, { id: session.personaId }))?.manifest ?? {};
 }
 
@@ -255,7 +264,7 @@ export async function sessionPersona(em: EntityManager, session: Session): Promi
 export async function buildAgentContext(
   ctx: CoreContext,
   em: EntityManager,
-  session: Session,
+  session: SessionRef,
   /** The persona's manifest when the caller has it already (loaded with the session). */
   persona?: PersonaManifest,
 ): Promise<AgentContext> {

@@ -26,6 +26,7 @@ import {
   type ChatMessage,
   type ChatToolCall,
   ownerOf,
+  type SessionRef,
 } from './agent-context';
 import { Session, type SessionTurn, type TurnAction } from './session.entity';
 import type { SessionEndReason, TurnRoute } from './statuses';
@@ -136,7 +137,16 @@ async function loadSession(
   } = row;
   return {
     em,
-    session: em.map(Session, columns),
+    // read as is (no entity hydrated and merged: a turn only reads these)
+    session: {
+      id: columns.id,
+      account: columns.account_id,
+      environment: columns.environment,
+      personaId: columns.persona_id,
+      userId: columns.user_id,
+      metadata: columns.metadata ?? {},
+      status: columns.status,
+    } as SessionRef,
     manifest: (manifest ?? {}) as PersonaManifest,
     commands: voiceCommandsOf(workflows as VoiceCommandWorkflow[]),
     recordedExecution: execution ? em.map(WorkflowExecution, execution as Record<string, unknown>) : null,
