@@ -53,6 +53,19 @@ async function persona(app: TestApp, dev: Developer, slug: string, publish: bool
   return id;
 }
 
+/**
+ * The session's history once `turns` turn updates have completed in it. A turn answered from its
+ * record (src/sessions/turn-answers.ts) reaches the caller before its update completes in Temporal.
+ */
+async function settledHistory(app: TestApp, id: string, turns: number) {
+  const handle = app.ctx.temporal.workflow.getHandle(id);
+  return eventually(async () => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const done = events.filter((e) => e.workflowExecutionUpdateCompletedEventAttributes).length;
+    return done >= turns && events;
+  });
+}
+
 async function eventsOf(app: TestApp, type: string, needle: string) {
   const rows = await app.ctx.orm.em
     .fork()
@@ -213,12 +226,9 @@ describe('voice sessions', () => {
     const session = await live('GET', `/sessions/${id}`);
     expect(session.body.data.transcript).toEqual([turn]);
     // the Workflow Update still finishes, with the same turn as its result (what the Web UI shows)
-    const handle = app.ctx.temporal.workflow.getHandle(id);
-    const completed = await eventually(async () => {
-      const events = (await handle.fetchHistory()).events ?? [];
-      const done = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes);
-      return done?.workflowExecutionUpdateCompletedEventAttributes ?? undefined;
-    });
+    const events = await settledHistory(app, id, 1);
+    const completed = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes)!
+      .workflowExecutionUpdateCompletedEventAttributes!;
     const payload = completed.outcome?.success?.payloads?.[0];
     expect(defaultPayloadConverter.fromPayload(payload!)).toEqual(turn);
     // the next turn goes after it, in order
@@ -322,7 +332,7 @@ describe('voice sessions', () => {
     const [completed] = await eventsOf(app, 'tool.completed', id);
     expect(completed.data).toMatchObject({ sessionId: id, success: true, duration: expect.any(Number) });
     // the whole turn was one step, and the round it kept while the tool ran went with its record
-    const steps = (await app.ctx.temporal.workflow.getHandle(id).fetchHistory()).events!.filter(
+    const steps = (await settledHistory(app, id, 1)).filter(
       (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
     );
     expect(steps).toHaveLength(1);
