@@ -174,6 +174,29 @@ describe('outbound HTTP guard (SSRF)', () => {
       expect(allowed.status).toBe(302); // redirects are returned, not followed
     });
 
+    it('the guarded fetch answers as fetch does: status, headers and body; refusals and aborts as fetch rejects', async () => {
+      const fetchLike = guardedFetch({ allowPrivate: true, allowHttp: true });
+      const big = await fetchLike(`http://127.0.0.1:${port}/big`, {
+        method: 'POST',
+        headers: new Headers({ 'content-type': 'application/json' }),
+        body: '{}',
+      });
+      expect([big.ok, big.status, big.headers.get('content-length')]).toEqual([true, 200, '100000']);
+      expect(await big.text()).toHaveLength(100_000);
+      const plain = await fetchLike(`http://127.0.0.1:${port}/`);
+      expect(await plain.text()).toBe('ok');
+      // a refused connection: TypeError('fetch failed') with the socket's error as its cause
+      const refused = await fetchLike('http://127.0.0.1:1/').catch((e) => e);
+      expect(refused).toBeInstanceOf(TypeError);
+      expect(refused.message).toBe('fetch failed');
+      expect(refused.cause.code).toBe('ECONNREFUSED');
+      // an abort rejects with the signal's reason
+      const signal = AbortSignal.timeout(100);
+      const aborted = await fetchLike(`http://127.0.0.1:${port}/slow`, { signal }).catch((e) => e);
+      expect(aborted).toBe(signal.reason);
+      expect(aborted.name).toBe('TimeoutError');
+    });
+
     it('when allowed: does not follow redirects, caps the body, and times out', async () => {
       const redirect = await send(`http://127.0.0.1:${port}/redirect`, true);
       expect(redirect.status).toBe(302);
