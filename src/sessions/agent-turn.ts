@@ -773,17 +773,12 @@ interface TurnRow {
 }
 
 /** The turn of a row the turn statements returned: read as is, without an entity manager (hot path). */
-const turnRecordOfRow = (row: TurnRow): TurnRecord => ({
-  index: row.index,
-  text: row.text,
-  reply: { text: row.reply },
-  route: row.route,
-  actions: row.actions,
-  error: row.error ?? null,
-  latencyMs: row.latency_ms,
-});
+const turnRecordOfRow = ({ latency_ms, ...row }: TurnRow): TurnRecord =>
+  turnRecord({ ...row, latencyMs: latency_ms });
 
-export function turnRecord(t: SessionTurn): TurnRecord {
+export function turnRecord(
+  t: Pick<SessionTurn, 'index' | 'text' | 'reply' | 'route' | 'actions' | 'error' | 'latencyMs'>,
+): TurnRecord {
   return {
     index: t.index,
     text: t.text,
