@@ -13,9 +13,10 @@ import type { TurnRecord } from './agent-turn';
  * same record as its result.
  *
  * Nothing answered can be lost: the record is committed before it is delivered, and a step retried
- * after a crash answers from the record (the same turn). A turn answered anywhere else (another
- * worker process, a retry, a voice command with side effects that runs step by step in the workflow)
- * is delivered by the update as before. The registry holds only the turns this process is waiting for.
+ * after a crash answers from the record (the same turn). A turn answered anywhere else (on another
+ * worker process, as after a crash; a voice command with side effects, which runs step by step in
+ * the workflow; the turn after which the run continues as new, workflows/voice-session.ts) is
+ * delivered by the update as before. The registry holds only the turns this process is waiting for.
  */
 export class TurnAnswers {
   private readonly waiting = new Map<string, (turn: TurnRecord) => void>();
