@@ -11,10 +11,10 @@
 
 /** Pure modules (no I/O, no Node built-ins, deterministic) that workflow code may import as values. */
 const PURE_MODULES = [
-  '^src/workflows/interpreter[.]ts$',
-  '^src/workflows/expressions[.]ts$',
-  '^src/workflows/templates[.]ts$',
-  '^src/workflows/paths[.]ts$',
+  '^src/voice-workflows/interpreter[.]ts$',
+  '^src/voice-workflows/expressions[.]ts$',
+  '^src/voice-workflows/templates[.]ts$',
+  '^src/voice-workflows/paths[.]ts$',
   '^src/temporal/search-attributes[.]ts$',
 ];
 

@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for api, worker and migrate (they differ only by command, see docker-compose.yml).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: compile TypeScript to dist/ and prebuild the workflow bundle (dist/workflow-bundle.js) ---
 FROM ${NODE_IMAGE} AS build

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Environment } from '../src/common/owner';
 import { callMcpTool, completePrompt, type Outcome } from '../src/tools/execute';
-import { finishExecution, recordProgress } from '../src/workflows/execution-store';
-import { type ExecutionRef, type ExecutionView, executionView } from '../src/workflows/execution-types';
-import type { NodeRun, StepRecord, Trace } from '../src/workflows/interpreter';
+import { finishExecution, recordProgress } from '../src/voice-workflows/execution-store';
+import { type ExecutionRef, type ExecutionView, executionView } from '../src/voice-workflows/execution-types';
+import type { NodeRun, StepRecord, Trace } from '../src/voice-workflows/interpreter';
 import type { ActivityDeps } from './deps';
 
 interface NodeCallBase {
@@ -56,7 +56,7 @@ export function createVoiceWorkflowActivities(deps: ActivityDeps) {
       return toNodeRun(outcome, startedAt);
     },
 
-    /** Steps so far, nodes running now, and `workflow.step.completed` events (see src/workflows/execution-store.ts). */
+    /** Steps so far, nodes running now, and `workflow.step.completed` events (see src/voice-workflows/execution-store.ts). */
     async recordExecutionProgress(
       input: ExecutionRef & { steps: StepRecord[]; newSteps: StepRecord[]; currentNodes: string[] },
     ): Promise<void> {

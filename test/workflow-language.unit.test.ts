@@ -1,8 +1,8 @@
-import { compileExpression, evaluateExpression } from '../src/workflows/expressions';
-import { graphProblems, type WorkflowGraph } from '../src/workflows/graph';
-import { interpretGraph } from '../src/workflows/interpreter';
-import { commandScore, matchCommand } from '../src/workflows/matching';
-import { renderArguments, renderText } from '../src/workflows/templates';
+import { compileExpression, evaluateExpression } from '../src/voice-workflows/expressions';
+import { graphProblems, type WorkflowGraph } from '../src/voice-workflows/graph';
+import { interpretGraph } from '../src/voice-workflows/interpreter';
+import { commandScore, matchCommand } from '../src/voice-workflows/matching';
+import { renderArguments, renderText } from '../src/voice-workflows/templates';
 
 const scope = {
   input: { orderId: 'A-1', vip: true, total: 42.5, tags: ['gift', 'rush'] },

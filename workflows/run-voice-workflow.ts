@@ -1,6 +1,6 @@
 import { ApplicationFailure, defineQuery, setHandler } from '@temporalio/workflow';
-import type { ExecutionView, RunVoiceWorkflowInput } from '../src/workflows/execution-types';
-import type { StepRecord } from '../src/workflows/interpreter';
+import type { ExecutionView, RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
+import type { StepRecord } from '../src/voice-workflows/interpreter';
 import { executeVoiceGraph, type GraphProgress } from './voice-graph';
 
 /** The nodes running now and the steps settled so far (also shown as the execution's current details). */

@@ -5,9 +5,9 @@ import {
   setCurrentDetails,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ExecutionRef, ExecutionView, RunVoiceWorkflowInput } from '../src/workflows/execution-types';
-import type { GraphNode } from '../src/workflows/graph';
-import { interpretGraph, type StepRecord, type Trace } from '../src/workflows/interpreter';
+import type { ExecutionRef, ExecutionView, RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
+import type { GraphNode } from '../src/voice-workflows/graph';
+import { interpretGraph, type StepRecord, type Trace } from '../src/voice-workflows/interpreter';
 
 /**
  * Timeouts and retries per node type (local activities: they run in the worker that runs the
@@ -46,7 +46,7 @@ export interface GraphProgress {
 }
 
 /**
- * One voice-workflow execution, interpreted in the calling workflow (src/workflows/interpreter.ts):
+ * One voice-workflow execution, interpreted in the calling workflow (src/voice-workflows/interpreter.ts):
  * records progress while side-effecting nodes run, then the result with its events. Runs as its own
  * workflow (runVoiceWorkflow, triggered executions) or inside a voice session's turn (a session's
  * voice command: no child workflow, so the turn costs no extra round trips through the server).

@@ -17,7 +17,7 @@ import type { Activities } from '../activities';
 import type { ChatMessage } from '../src/sessions/agent-context';
 import type { ToolRound, TurnPlan, TurnRecord, TurnStep } from '../src/sessions/agent-turn';
 import type { TurnAction } from '../src/sessions/session.entity';
-import type { ExecutionView } from '../src/workflows/execution-types';
+import type { ExecutionView } from '../src/voice-workflows/execution-types';
 import type { runVoiceWorkflow } from './run-voice-workflow';
 import { executeVoiceGraph } from './voice-graph';
 

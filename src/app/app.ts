@@ -35,7 +35,7 @@ import { mountSessionRoutes } from '../sessions/sessions.routes';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
 import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
-import { mountWorkflowRoutes } from '../workflows/workflows.routes';
+import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
 import type { AppContext } from './context';
 
 export const API_ROOTS = {

@@ -2,7 +2,7 @@ import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/ou
 import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createSessionOutboxHandler } from '../sessions/outbox';
 import { createWebhookOutboxHandler } from '../webhooks/outbox';
-import { createWorkflowOutboxHandler } from '../workflows/outbox';
+import { createWorkflowOutboxHandler } from '../voice-workflows/outbox';
 import type { OutboxDeps, OutboxHandler } from './outbox';
 
 /**

@@ -10,16 +10,16 @@ import { postJson } from '../outbound/provider';
 import type { PersonaManifest } from '../personas/manifest';
 import { executeTool, prepareMcpCall, startToolWithEvents } from '../tools/execute';
 import { Tool } from '../tools/tool.entity';
-import { finishedExecutionCte, recordExecutionStart } from '../workflows/execution-store';
-import { type RunVoiceWorkflowInput, workflowInputOf } from '../workflows/execution-types';
-import { interpretGraph } from '../workflows/interpreter';
-import { matchCommand, normalizeUtterance } from '../workflows/matching';
+import { finishedExecutionCte, recordExecutionStart } from '../voice-workflows/execution-store';
+import { type RunVoiceWorkflowInput, workflowInputOf } from '../voice-workflows/execution-types';
+import { interpretGraph } from '../voice-workflows/interpreter';
+import { matchCommand, normalizeUtterance } from '../voice-workflows/matching';
 import {
   type VoiceCommandWorkflow,
   voiceCommandsOf,
   voiceCommandWorkflowsJson,
-} from '../workflows/voice-commands';
-import { WorkflowExecution } from '../workflows/workflow.entity';
+} from '../voice-workflows/voice-commands';
+import { WorkflowExecution } from '../voice-workflows/workflow.entity';
 import {
   type AgentTool,
   buildAgentContext,
