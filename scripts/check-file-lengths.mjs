@@ -1,0 +1,30 @@
+/**
+ * Lint: no console source file over 300 lines (docs/architecture.md, "Rules the tools enforce").
+ * Function length in src/ and workflows/ is Biome's noExcessiveLinesPerFunction (biome.json); this
+ * covers what Biome cannot count reliably: whole files of the web console.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const MAX_LINES = 300;
+const ROOTS = ['web/src'];
+
+function* sourceFiles(dir) {
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (statSync(file).isDirectory()) yield* sourceFiles(file);
+    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) yield file;
+  }
+}
+
+const tooLong = [];
+for (const root of ROOTS) {
+  for (const file of sourceFiles(root)) {
+    const lines = readFileSync(file, 'utf8').split('\n').length;
+    if (lines > MAX_LINES) tooLong.push(`${file}: ${lines} lines (at most ${MAX_LINES})`);
+  }
+}
+if (tooLong.length) {
+  console.error(`Files over ${MAX_LINES} lines:\n  ${tooLong.join('\n  ')}`);
+  process.exit(1);
+}
