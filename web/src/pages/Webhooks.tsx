@@ -1,50 +1,32 @@
-import {
-  Anchor,
-  Button,
-  Checkbox,
-  Group,
-  Modal,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-} from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { Anchor, Button } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
 import type { components } from '../api/schema';
+import { type Column, DataTable } from '../components/DataTable';
+import { ListPage } from '../components/ListPage';
 import { SecretDialog } from '../components/SecretDialog';
-import {
-  Empty,
-  ErrorAlert,
-  formatTime,
-  PageHeader,
-  PageLoader,
-  ScrollTable,
-  StatusBadge,
-} from '../components/ui';
+import { formatTime, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
+import { CreateWebhookDialog } from './webhooks/CreateWebhookDialog';
 
-type EventType = components['schemas']['CreateWebhookRequest']['events'][number];
+type WebhookSummary = components['schemas']['WebhookSummary'];
 
-/** Every event type (SPEC 6); the check below fails the build when the API's list changes. */
-export const EVENT_TYPES = [
-  'session.started',
-  'session.ended',
-  'tool.called',
-  'tool.completed',
-  'tool.failed',
-  'workflow.started',
-  'workflow.completed',
-  'workflow.failed',
-  'workflow.step.completed',
-  'activity.created',
-  'webhook.test',
-] as const satisfies readonly EventType[];
-const _allEventTypes: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
-void _allEventTypes;
+const COLUMNS: Column<WebhookSummary>[] = [
+  {
+    header: 'Name',
+    cell: (w) => (
+      <Anchor component={Link} to={`/webhooks/${w.id}`}>
+        {w.name}
+      </Anchor>
+    ),
+  },
+  { header: 'URL', cell: (w) => w.url, style: { wordBreak: 'break-all' } },
+  { header: 'Events', cell: (w) => w.events.length },
+  { header: 'Status', cell: (w) => <StatusBadge status={w.status} /> },
+  { header: 'Last delivery', cell: (w) => formatTime(w.lastDeliveredAt) },
+];
 
 /** Webhooks of the selected environment: list, create (the signing secret shown once). */
 export default function WebhooksPage() {
@@ -61,49 +43,28 @@ export default function WebhooksPage() {
 
   return (
     <>
-      <PageHeader
+      <ListPage
         title="Webhooks"
         description={`Signed event deliveries to your endpoints (${environment} environment).`}
         actions={<Button onClick={() => setCreating(true)}>Create webhook</Button>}
-      />
-      <ErrorAlert error={webhooks.error} />
-      {webhooks.isPending ? (
-        <PageLoader />
-      ) : webhooks.data?.data.length === 0 ? (
-        <Empty>No webhooks in the {environment} environment.</Empty>
-      ) : (
-        <ScrollTable minWidth={720}>
-          <Table striped highlightOnHover aria-label="Webhooks">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>URL</Table.Th>
-                <Table.Th>Events</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Last delivery</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {webhooks.data?.data.map((w) => (
-                <Table.Tr key={w.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/webhooks/${w.id}`}>
-                      {w.name}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>{w.url}</Table.Td>
-                  <Table.Td>{w.events.length}</Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={w.status} />
-                  </Table.Td>
-                  <Table.Td>{formatTime(w.lastDeliveredAt)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </ScrollTable>
-      )}
-      <CreateWebhookModal
+        items={webhooks.data?.data}
+        pending={webhooks.isPending}
+        error={webhooks.error}
+        empty={<>No webhooks in the {environment} environment.</>}
+      >
+        {(rows) => (
+          <DataTable
+            label="Webhooks"
+            minWidth={720}
+            striped
+            highlightOnHover
+            rows={rows}
+            columns={COLUMNS}
+            rowKey={(w) => w.id}
+          />
+        )}
+      </ListPage>
+      <CreateWebhookDialog
         opened={creating}
         onClose={() => setCreating(false)}
         onCreated={(id, secret) => {
@@ -123,83 +84,5 @@ export default function WebhooksPage() {
         }}
       />
     </>
-  );
-}
-
-function CreateWebhookModal(props: {
-  opened: boolean;
-  onClose(): void;
-  onCreated(id: string, secret: string): void;
-}) {
-  const [name, setName] = useState('');
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(['session.started', 'session.ended']);
-  const [enabled, setEnabled] = useState(true);
-  const create = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v2/developers/webhooks', {
-          body: { name, url, events: events as EventType[], enabled },
-        }),
-      ).data,
-    onSuccess: (webhook) => {
-      setName('');
-      setUrl('');
-      create.reset();
-      props.onCreated(webhook.id, webhook.secret);
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
-  return (
-    <Modal opened={props.opened} onClose={props.onClose} title="Create a webhook" size="lg">
-      <form onSubmit={submit}>
-        <Stack>
-          <TextInput
-            label="Name"
-            required
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            data-autofocus
-          />
-          <TextInput
-            label="Endpoint URL"
-            required
-            type="url"
-            placeholder="https://example.com/hooks/voice"
-            value={url}
-            onChange={(e) => setUrl(e.currentTarget.value)}
-          />
-          <Checkbox.Group
-            label="Events"
-            description="Event types this endpoint receives"
-            value={events}
-            onChange={setEvents}
-            withAsterisk
-          >
-            <SimpleGrid cols={{ base: 1, xs: 2 }} spacing={6} mt={6}>
-              {EVENT_TYPES.map((type) => (
-                <Checkbox key={type} value={type} label={type} />
-              ))}
-            </SimpleGrid>
-          </Checkbox.Group>
-          <Checkbox label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-          <ErrorAlert error={create.error} title="The webhook was not created" />
-          <Text size="xs">
-            Deliveries are signed POSTs; failed ones are retried with backoff (five attempts).
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={props.onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create webhook
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
   );
 }
