@@ -1,0 +1,84 @@
+import { Button, Code, Group, Stack, Text } from '@mantine/core';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { api, environmentStore, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
+import { type Column, DataTable } from '../../components/DataTable';
+import { ErrorAlert, formatTime, PageLoader, StatusBadge } from '../../components/ui';
+import { useStoredValue } from '../../store';
+
+type Attempt = components['schemas']['DeliveryAttempt'];
+
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  { header: '#', cell: (a) => a.attempt },
+  { header: 'When', cell: (a) => formatTime(a.attemptedAt) },
+  {
+    header: 'Result',
+    cell: (a) => (
+      <>
+        <StatusBadge status={a.success ? 'delivered' : 'failed'} />{' '}
+        {a.statusCode !== null ? `HTTP ${a.statusCode}` : (a.error ?? '')}
+      </>
+    ),
+  },
+  { header: 'Latency', cell: (a) => `${a.latencyMs} ms` },
+  {
+    header: 'Response',
+    cell: (a) => (
+      <Text size="xs" ff="monospace" style={{ wordBreak: 'break-all' }}>
+        {a.responseBody ?? a.error ?? ''}
+      </Text>
+    ),
+  },
+];
+
+/** One delivery opened in the log: every attempt with its response, the event as sent, and a retry. */
+export function DeliveryAttempts(props: { webhookId: string; deliveryId: string; onRetried(): void }) {
+  const environment = useStoredValue(environmentStore);
+  const path = { id: props.webhookId, deliveryId: props.deliveryId };
+  const detail = useQuery({
+    queryKey: ['webhook', environment, props.webhookId, 'delivery', props.deliveryId],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/webhooks/{id}/logs/{deliveryId}', { params: { path } })).data,
+    refetchInterval: (query) => (query.state.data?.status === 'pending' ? 2000 : false),
+  });
+  const retry = useMutation({
+    mutationFn: async () =>
+      unwrap(await api.POST('/api/v2/developers/webhooks/{id}/logs/{deliveryId}/retry', { params: { path } }))
+        .data,
+    onSuccess: props.onRetried,
+  });
+  if (detail.isPending) return <PageLoader />;
+  if (!detail.data) return <ErrorAlert error={detail.error} />;
+  const d = detail.data;
+  return (
+    <Stack gap="sm" py="xs">
+      <Group justify="space-between">
+        <Text size="sm">
+          Event <Code>{d.eventId}</Code>
+          {d.nextAttemptAt ? ` · next attempt ${formatTime(d.nextAttemptAt)}` : ''}
+        </Text>
+        <Button size="xs" variant="default" onClick={() => retry.mutate()} loading={retry.isPending}>
+          Retry delivery
+        </Button>
+      </Group>
+      <ErrorAlert error={retry.error} title="Not retried" />
+      {retry.data ? (
+        <Text size="sm" role="status">
+          Retried as delivery <Code>{retry.data.id}</Code>.
+        </Text>
+      ) : null}
+      <DataTable
+        label="Attempts"
+        withTableBorder
+        data-testid="attempts"
+        rows={d.attemptLog}
+        columns={ATTEMPT_COLUMNS}
+        rowKey={(a) => a.attempt}
+      />
+      <details>
+        <summary>Event as sent</summary>
+        <Code block>{JSON.stringify(d.event, null, 2)}</Code>
+      </details>
+    </Stack>
+  );
+}
