@@ -113,13 +113,16 @@ function findCycle(ids: string[], edges: GraphEdge[]): string[] | undefined {
   return undefined;
 }
 
-/**
- * Every structural problem of a definition at once (the caller adds the database checks, such as
- * MCP server ownership), as `<field>: <problem>` lines.
- */
-export function graphProblems(graph: WorkflowGraph): string[] {
-  const problems: string[] = [];
-  const { nodes, edges } = graph;
+/** What the checks of a graph share: its nodes, the first position of each id, the problems so far. */
+interface GraphCheck {
+  nodes: GraphNode[];
+  /** Each node id's first index in `nodes` (a duplicate id keeps the first). */
+  index: Map<string, number>;
+  problems: string[];
+}
+
+/** Each node's id, type and config; returns the first index of each id. */
+function nodeProblems(nodes: GraphNode[], problems: string[]): Map<string, number> {
   const index = new Map<string, number>();
   nodes.forEach((node, i) => {
     if (!NODE_ID_PATTERN.test(node.id)) {
@@ -136,12 +139,14 @@ export function graphProblems(graph: WorkflowGraph): string[] {
       for (const line of describeIssuesUnder(parsed.error.issues, `nodes[${i}].config`)) problems.push(line);
     }
   });
+  return index;
+}
 
-  const starts = nodes.filter((n) => n.type === 'start');
-  if (starts.length !== 1)
-    problems.push(`nodes: exactly one start node is required (found ${starts.length})`);
-  if (!nodes.some((n) => n.type === 'end')) problems.push('nodes: at least one end node is required');
-
+/**
+ * Each edge's ends, duplicates and condition (start nodes have no incoming edges, end nodes no
+ * outgoing ones, only condition nodes' out-edges carry a condition); returns the edges whose ends exist.
+ */
+function edgeProblems({ nodes, index, problems }: GraphCheck, edges: GraphEdge[]): GraphEdge[] {
   const typeOf = (id: string) => nodes[index.get(id) ?? -1]?.type;
   const seenEdges = new Set<string>();
   const validEdges: GraphEdge[] = [];
@@ -171,7 +176,11 @@ export function graphProblems(graph: WorkflowGraph): string[] {
     }
     if (ok) validEdges.push(edge);
   });
+  return validEdges;
+}
 
+/** Each condition node needs exactly one `true` and one `false` out-edge. */
+function conditionEdgeProblems({ nodes, index, problems }: GraphCheck, validEdges: GraphEdge[]): void {
   nodes.forEach((node, i) => {
     if (node.type !== 'condition' || index.get(node.id) !== i) return;
     const out = validEdges.filter((e) => e.sourceId === node.id);
@@ -183,62 +192,101 @@ export function graphProblems(graph: WorkflowGraph): string[] {
       );
     }
   });
+}
+
+/** Every node must be reachable from the start node. */
+function unreachableProblems(
+  { nodes, index, problems }: GraphCheck,
+  startId: string,
+  validEdges: GraphEdge[],
+): void {
+  const reached = new Set([startId]);
+  const queue = [startId];
+  while (queue.length) {
+    const id = queue.shift() as string;
+    for (const e of validEdges) {
+      if (e.sourceId === id && !reached.has(e.targetId)) {
+        reached.add(e.targetId);
+        queue.push(e.targetId);
+      }
+    }
+  }
+  nodes.forEach((node, i) => {
+    if (index.get(node.id) === i && !reached.has(node.id)) {
+      problems.push(`nodes[${i}]: "${node.id}" is not reachable from the start node`);
+    }
+  });
+}
+
+/** A node's references in `field` must name a node that runs before it. */
+function nodeReferenceProblems(
+  { nodes, index, problems }: GraphCheck,
+  ancestors: Map<string, Set<string>>,
+  i: number,
+  field: string,
+  refs: Reference[],
+): void {
+  const node = nodes[i];
+  for (const ref of refs) {
+    if (ref.kind !== 'node') continue;
+    if (!index.has(ref.nodeId)) {
+      problems.push(
+        `nodes[${i}].config.${field}: ${describeReference(ref)} refers to no node "${ref.nodeId}"`,
+      );
+    } else if (!ancestors.get(node.id)?.has(ref.nodeId)) {
+      problems.push(
+        `nodes[${i}].config.${field}: ${describeReference(ref)} refers to "${ref.nodeId}", which does not run before "${node.id}"`,
+      );
+    }
+  }
+}
+
+/**
+ * The templates and condition expressions of each node: they must parse, and every node they refer
+ * to must run before it (for a graph without cycles).
+ */
+function referenceProblems(check: GraphCheck, ids: string[], validEdges: GraphEdge[]): void {
+  const { nodes, index, problems } = check;
+  const ancestors = ancestorsOf(ids, validEdges);
+  nodes.forEach((node, i) => {
+    if (index.get(node.id) !== i) return;
+    for (const { field, texts } of templatedFields(node)) {
+      for (const text of texts) {
+        const { refs, problems: bad } = templateReferences(text);
+        for (const p of bad) problems.push(`nodes[${i}].config.${field}: ${p}`);
+        nodeReferenceProblems(check, ancestors, i, field, refs);
+      }
+    }
+    if (node.type === 'condition' && typeof node.config?.expression === 'string') {
+      const compiled = compileExpression(node.config.expression, ids);
+      if (typeof compiled === 'string') problems.push(`nodes[${i}].config.expression: ${compiled}`);
+      else nodeReferenceProblems(check, ancestors, i, 'expression', compiled.refs);
+    }
+  });
+}
+
+/**
+ * Every structural problem of a definition at once (the caller adds the database checks, such as
+ * MCP server ownership), as `<field>: <problem>` lines.
+ */
+export function graphProblems(graph: WorkflowGraph): string[] {
+  const problems: string[] = [];
+  const { nodes, edges } = graph;
+  const index = nodeProblems(nodes, problems);
+
+  const starts = nodes.filter((n) => n.type === 'start');
+  if (starts.length !== 1)
+    problems.push(`nodes: exactly one start node is required (found ${starts.length})`);
+  if (!nodes.some((n) => n.type === 'end')) problems.push('nodes: at least one end node is required');
+
+  const check: GraphCheck = { nodes, index, problems };
+  const validEdges = edgeProblems(check, edges);
+  conditionEdgeProblems(check, validEdges);
 
   const ids = [...index.keys()];
   const cycle = findCycle(ids, validEdges);
   if (cycle) problems.push(`edges: cycle ${cycle.join(' → ')}`);
-
-  if (starts.length === 1) {
-    const reached = new Set([starts[0].id]);
-    const queue = [starts[0].id];
-    while (queue.length) {
-      const id = queue.shift() as string;
-      for (const e of validEdges) {
-        if (e.sourceId === id && !reached.has(e.targetId)) {
-          reached.add(e.targetId);
-          queue.push(e.targetId);
-        }
-      }
-    }
-    nodes.forEach((node, i) => {
-      if (index.get(node.id) === i && !reached.has(node.id)) {
-        problems.push(`nodes[${i}]: "${node.id}" is not reachable from the start node`);
-      }
-    });
-  }
-
-  if (!cycle) {
-    const ancestors = ancestorsOf(ids, validEdges);
-    const checkRefs = (i: number, field: string, refs: Reference[]) => {
-      const node = nodes[i];
-      for (const ref of refs) {
-        if (ref.kind !== 'node') continue;
-        if (!index.has(ref.nodeId)) {
-          problems.push(
-            `nodes[${i}].config.${field}: ${describeReference(ref)} refers to no node "${ref.nodeId}"`,
-          );
-        } else if (!ancestors.get(node.id)?.has(ref.nodeId)) {
-          problems.push(
-            `nodes[${i}].config.${field}: ${describeReference(ref)} refers to "${ref.nodeId}", which does not run before "${node.id}"`,
-          );
-        }
-      }
-    };
-    nodes.forEach((node, i) => {
-      if (index.get(node.id) !== i) return;
-      for (const { field, texts } of templatedFields(node)) {
-        for (const text of texts) {
-          const { refs, problems: bad } = templateReferences(text);
-          for (const p of bad) problems.push(`nodes[${i}].config.${field}: ${p}`);
-          checkRefs(i, field, refs);
-        }
-      }
-      if (node.type === 'condition' && typeof node.config?.expression === 'string') {
-        const compiled = compileExpression(node.config.expression, ids);
-        if (typeof compiled === 'string') problems.push(`nodes[${i}].config.expression: ${compiled}`);
-        else checkRefs(i, 'expression', compiled.refs);
-      }
-    });
-  }
+  if (starts.length === 1) unreachableProblems(check, starts[0].id, validEdges);
+  if (!cycle) referenceProblems(check, ids, validEdges);
   return problems;
 }
