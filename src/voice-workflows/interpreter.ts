@@ -83,13 +83,34 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export async function interpretGraph(
+/** One interpretation in progress: the graph's edges by node, and what has started and settled so far. */
+interface Interpretation {
+  input: unknown;
+  effects: InterpreterEffects;
+  opts: { isCancellation?: (error: unknown) => boolean };
+  nodes: Map<string, GraphNode>;
+  nodeIds: string[];
+  incoming: Map<string, GraphEdge[]>;
+  outgoing: Map<string, GraphEdge[]>;
+  edgeState: Map<GraphEdge, 'taken' | 'skipped'>;
+  started: Set<string>;
+  running: Set<string>;
+  steps: StepRecord[];
+  output: ExecutionOutput;
+  scope: Scope;
+  /** The nodes' runs not yet awaited. */
+  pending: Promise<void>[];
+  /** The first failure. */
+  failure?: Trace['error'];
+}
+
+/** A new interpretation of the graph: its edges by node, nothing started yet. */
+function interpretation(
   graph: WorkflowGraph,
   input: unknown,
   effects: InterpreterEffects,
-  opts: { isCancellation?: (error: unknown) => boolean } = {},
-): Promise<Trace> {
-  const nodes = new Map(graph.nodes.map((n) => [n.id, n]));
+  opts: Interpretation['opts'],
+): Interpretation {
   const nodeIds = graph.nodes.map((n) => n.id);
   const incoming = new Map<string, GraphEdge[]>(nodeIds.map((id) => [id, []]));
   const outgoing = new Map<string, GraphEdge[]>(nodeIds.map((id) => [id, []]));
@@ -97,117 +118,151 @@ export async function interpretGraph(
     incoming.get(edge.targetId)?.push(edge);
     outgoing.get(edge.sourceId)?.push(edge);
   }
-  const edgeState = new Map<GraphEdge, 'taken' | 'skipped'>();
-  const started = new Set<string>();
-  const running = new Set<string>();
-  const steps: StepRecord[] = [];
   const output: ExecutionOutput = { speech: [], results: {} };
-  const scope: Scope = { input, results: output.results };
-  const pending: Promise<void>[] = [];
-  let failure: Trace['error'];
-
-  const settleOut = (node: GraphNode, taken: (edge: GraphEdge) => boolean) => {
-    for (const edge of outgoing.get(node.id) ?? []) edgeState.set(edge, taken(edge) ? 'taken' : 'skipped');
-    for (const edge of outgoing.get(node.id) ?? []) consider(edge.targetId);
+  return {
+    input,
+    effects,
+    opts,
+    nodes: new Map(graph.nodes.map((n) => [n.id, n])),
+    nodeIds,
+    incoming,
+    outgoing,
+    edgeState: new Map(),
+    started: new Set(),
+    running: new Set(),
+    steps: [],
+    output,
+    scope: { input, results: output.results },
+    pending: [],
   };
+}
 
-  const consider = (id: string) => {
-    if (started.has(id) || failure) return;
-    const edges = incoming.get(id) ?? [];
-    if (!edges.every((e) => edgeState.has(e))) return;
-    started.add(id);
-    const node = nodes.get(id) as GraphNode;
-    if (edges.some((e) => edgeState.get(e) === 'taken')) {
-      pending.push(run(node));
-    } else {
-      steps.push({
-        nodeId: id,
-        type: node.type,
-        status: 'skipped',
-        startedAt: null,
-        completedAt: null,
-        durationMs: null,
-      });
-      settleOut(node, () => false);
+/** Marks each out-edge of a settled node taken or skipped, then considers the nodes they lead to. */
+function settleOut(state: Interpretation, node: GraphNode, taken: (edge: GraphEdge) => boolean): void {
+  for (const edge of state.outgoing.get(node.id) ?? [])
+    state.edgeState.set(edge, taken(edge) ? 'taken' : 'skipped');
+  for (const edge of state.outgoing.get(node.id) ?? []) consider(state, edge.targetId);
+}
+
+/** Once every incoming edge of a node is settled: runs it if one was taken, else skips it. */
+function consider(state: Interpretation, id: string): void {
+  if (state.started.has(id) || state.failure) return;
+  const edges = state.incoming.get(id) ?? [];
+  if (!edges.every((e) => state.edgeState.has(e))) return;
+  state.started.add(id);
+  const node = state.nodes.get(id) as GraphNode;
+  if (edges.some((e) => state.edgeState.get(e) === 'taken')) {
+    state.pending.push(runNode(state, node));
+  } else {
+    state.steps.push({
+      nodeId: id,
+      type: node.type,
+      status: 'skipped',
+      startedAt: null,
+      completedAt: null,
+      durationMs: null,
+    });
+    settleOut(state, node, () => false);
+  }
+}
+
+/** What a node does: its result (side effects through `effects`). */
+async function executeNode(state: Interpretation, node: GraphNode): Promise<NodeRun> {
+  const { scope, effects } = state;
+  const config = node.config ?? {};
+  switch (node.type) {
+    case 'start':
+      return { result: state.input ?? null };
+    case 'end':
+      return { result: null };
+    case 'speak': {
+      const text = renderText(String(config.text), scope);
+      state.output.speech.push(text);
+      return { result: text };
     }
-  };
-
-  const execute = async (node: GraphNode): Promise<NodeRun> => {
-    const config = node.config ?? {};
-    switch (node.type) {
-      case 'start':
-        return { result: input ?? null };
-      case 'end':
-        return { result: null };
-      case 'speak': {
-        const text = renderText(String(config.text), scope);
-        output.speech.push(text);
-        return { result: text };
-      }
-      case 'condition':
-        return { result: evaluateExpression(String(config.expression), nodeIds, scope) };
-      case 'mcp_call': {
-        const args = renderArguments(config.arguments ?? {}, scope) as Record<string, unknown>;
-        return effects.callTool(node as McpCallNode, args);
-      }
-      case 'llm_prompt':
-        return effects.prompt(node as LlmPromptNode, renderText(String(config.prompt), scope));
-      default:
-        throw new Error(`Unknown node type ${node.type}`);
+    case 'condition':
+      return { result: evaluateExpression(String(config.expression), state.nodeIds, scope) };
+    case 'mcp_call': {
+      const args = renderArguments(config.arguments ?? {}, scope) as Record<string, unknown>;
+      return effects.callTool(node as McpCallNode, args);
     }
-  };
+    case 'llm_prompt':
+      return effects.prompt(node as LlmPromptNode, renderText(String(config.prompt), scope));
+    default:
+      throw new Error(`Unknown node type ${node.type}`);
+  }
+}
 
-  const run = async (node: GraphNode): Promise<void> => {
-    const startedAt = effects.now();
-    running.add(node.id);
-    effects.nodeStarted?.(node, [...running], steps);
-    try {
-      const outcome = await execute(node);
-      running.delete(node.id);
-      const begin = outcome.startedAt ?? startedAt;
-      const durationMs = outcome.durationMs ?? Math.max(0, effects.now() - startedAt);
-      output.results[node.id] = outcome.result;
-      steps.push({
-        nodeId: node.id,
-        type: node.type,
-        status: 'completed',
-        startedAt: iso(begin),
-        completedAt: iso(begin + durationMs),
-        durationMs,
-        result: outcome.result,
-      });
-      if (node.type === 'condition') {
-        settleOut(node, (e) => e.condition === (outcome.result ? 'true' : 'false'));
-      } else {
-        settleOut(node, () => true);
-      }
-    } catch (error) {
-      running.delete(node.id);
-      const message = failureMessage(error);
-      const cancelled = failure !== undefined && (opts.isCancellation?.(error) ?? false);
-      const completedAt = effects.now();
-      steps.push({
-        nodeId: node.id,
-        type: node.type,
-        status: cancelled ? 'cancelled' : 'failed',
-        startedAt: iso(startedAt),
-        completedAt: iso(completedAt),
-        durationMs: Math.max(0, completedAt - startedAt),
-        error: cancelled ? 'Cancelled: another node failed' : message,
-      });
-      if (!failure) {
-        failure = { nodeId: node.id, message };
-        effects.abort?.();
-      }
-    }
-  };
+/** Runs a node, records its step and settles its out-edges; its failure fails the execution. */
+async function runNode(state: Interpretation, node: GraphNode): Promise<void> {
+  const startedAt = state.effects.now();
+  state.running.add(node.id);
+  state.effects.nodeStarted?.(node, [...state.running], state.steps);
+  try {
+    const outcome = await executeNode(state, node);
+    nodeCompleted(state, node, startedAt, outcome);
+  } catch (error) {
+    nodeFailed(state, node, startedAt, error);
+  }
+}
 
+/** A node completed: its result and step, then its out-edges (a condition's `true` or `false` one). */
+function nodeCompleted(state: Interpretation, node: GraphNode, startedAt: number, outcome: NodeRun): void {
+  state.running.delete(node.id);
+  const begin = outcome.startedAt ?? startedAt;
+  const durationMs = outcome.durationMs ?? Math.max(0, state.effects.now() - startedAt);
+  state.output.results[node.id] = outcome.result;
+  state.steps.push({
+    nodeId: node.id,
+    type: node.type,
+    status: 'completed',
+    startedAt: iso(begin),
+    completedAt: iso(begin + durationMs),
+    durationMs,
+    result: outcome.result,
+  });
+  if (node.type === 'condition') {
+    settleOut(state, node, (e) => e.condition === (outcome.result ? 'true' : 'false'));
+  } else {
+    settleOut(state, node, () => true);
+  }
+}
+
+/** A node failed (or was cancelled by an earlier failure); the first failure aborts the rest. */
+function nodeFailed(state: Interpretation, node: GraphNode, startedAt: number, error: unknown): void {
+  state.running.delete(node.id);
+  const message = failureMessage(error);
+  const cancelled = state.failure !== undefined && (state.opts.isCancellation?.(error) ?? false);
+  const completedAt = state.effects.now();
+  state.steps.push({
+    nodeId: node.id,
+    type: node.type,
+    status: cancelled ? 'cancelled' : 'failed',
+    startedAt: iso(startedAt),
+    completedAt: iso(completedAt),
+    durationMs: Math.max(0, completedAt - startedAt),
+    error: cancelled ? 'Cancelled: another node failed' : message,
+  });
+  if (!state.failure) {
+    state.failure = { nodeId: node.id, message };
+    state.effects.abort?.();
+  }
+}
+
+export async function interpretGraph(
+  graph: WorkflowGraph,
+  input: unknown,
+  effects: InterpreterEffects,
+  opts: { isCancellation?: (error: unknown) => boolean } = {},
+): Promise<Trace> {
+  const state = interpretation(graph, input, effects, opts);
   const start = graph.nodes.find((n) => n.type === 'start');
   if (!start) throw new Error('The workflow has no start node');
-  started.add(start.id);
-  pending.push(run(start));
-  while (pending.length > 0) await Promise.all(pending.splice(0));
+  state.started.add(start.id);
+  state.pending.push(runNode(state, start));
+  while (state.pending.length > 0) await Promise.all(state.pending.splice(0));
 
+  const { steps, output, failure } = state;
   return failure
     ? { status: 'failed', steps, output, error: failure }
     : { status: 'completed', steps, output };
