@@ -80,7 +80,7 @@ export default function WebhookPage() {
         }
         onClose={() => rotate.reset()}
       />
-      <DeleteWebhookDialog webhook={w} opened={deleting} onClose={() => setDeleting(false)} />
+      <DeleteWebhookDialog id={id} name={w.name} opened={deleting} onClose={() => setDeleting(false)} />
     </>
   );
 }

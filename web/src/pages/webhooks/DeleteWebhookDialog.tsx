@@ -5,14 +5,10 @@ import { api, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ui';
 
 /** "Delete this webhook?": confirms, deletes it with its log, back to the list. */
-export function DeleteWebhookDialog(props: {
-  webhook: { id: string; name: string };
-  opened: boolean;
-  onClose(): void;
-}) {
+export function DeleteWebhookDialog(props: { id: string; name: string; opened: boolean; onClose(): void }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const { id } = props.webhook;
+  const { id } = props;
   const remove = useMutation({
     mutationFn: async () =>
       unwrap(await api.DELETE('/api/v2/developers/webhooks/{id}', { params: { path: { id } } })),
@@ -24,7 +20,7 @@ export function DeleteWebhookDialog(props: {
   return (
     <Modal opened={props.opened} onClose={props.onClose} title="Delete this webhook?">
       <Stack>
-        <Text>{props.webhook.name} stops receiving events. Its delivery log is deleted with it.</Text>
+        <Text>{props.name} stops receiving events. Its delivery log is deleted with it.</Text>
         <ErrorAlert error={remove.error} />
         <Group justify="flex-end">
           <Button variant="default" onClick={props.onClose}>
