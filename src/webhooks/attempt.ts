@@ -57,6 +57,78 @@ join events e on e.id = d.event_id
 join webhooks w on w.id = d.webhook_id
 where d.id = ?`;
 
+/** The webhook's secret, and its previous one while that has not expired (a rotation signs with both). */
+function signingSecrets(encryptor: Encryptor, row: DeliveryRow): string[] {
+  const aad = webhookSecretAad(row.webhook_id, row.account_id, row.environment);
+  const secrets = [encryptor.decrypt(row.secret_ciphertext, aad)];
+  if (
+    row.previous_secret_ciphertext &&
+    row.previous_secret_expires_at &&
+    new Date(row.previous_secret_expires_at).getTime() > Date.now()
+  ) {
+    secrets.push(encryptor.decrypt(row.previous_secret_ciphertext, `${aad}:previous`));
+  }
+  return secrets;
+}
+
+/** How one POST went: the receiver's status and answer, how long it took, and what was wrong with it. */
+interface SendResult {
+  statusCode?: number;
+  latencyMs: number;
+  error?: string;
+  responseBody?: string;
+}
+
+/**
+ * POSTs the stored envelope bytes, signed, through the SSRF guard. An answer outside 2xx (redirects
+ * are not followed) and a refused, timed-out or failed connection are errors; anything else throws.
+ */
+async function sendEnvelope(
+  config: Config,
+  row: DeliveryRow,
+  input: AttemptInput,
+  secrets: string[],
+  attemptedAt: Date,
+): Promise<SendResult> {
+  try {
+    const response = await sendOutbound({
+      url: row.url,
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'X-Service-Event-Id': row.event_id,
+        'X-Service-Event-Type': row.event_type,
+        'X-Service-Delivery-Id': input.deliveryId,
+        'X-Service-Delivery-Attempt': String(input.attempt),
+        ...signatureHeaders(secrets, row.event_id, row.payload, attemptedAt),
+      },
+      body: row.payload,
+      timeoutMs: config.webhooks.timeoutMs,
+      maxResponseBytes: RESPONSE_BODY_LIMIT,
+      policy: config.outbound,
+    });
+    const statusCode = response.status;
+    let error: string | undefined;
+    if (statusCode < 200 || statusCode >= 300) {
+      error =
+        statusCode >= 300 && statusCode < 400
+          ? `Receiver answered ${statusCode} (redirects are not followed)`
+          : `Receiver answered ${statusCode}`;
+    }
+    return { statusCode, latencyMs: response.latencyMs, error, responseBody: response.body };
+  } catch (failure) {
+    if (!(failure instanceof OutboundError)) throw failure;
+    const error =
+      failure.kind === 'blocked'
+        ? `Refused: ${failure.message}`
+        : failure.kind === 'timeout'
+          ? `Timed out: ${failure.message}`
+          : `Connection failed: ${failure.message}`;
+    return { latencyMs: failure.latencyMs, error };
+  }
+}
+
 /**
  * One delivery attempt: load the delivery with its event and webhook (one query), sign the stored
  * envelope bytes, POST them through the SSRF guard, then record the attempt, the delivery's new
@@ -87,58 +159,15 @@ export async function attemptDelivery(
     return { status: 'failed', error: 'Webhook disabled' };
   }
 
-  const aad = webhookSecretAad(row.webhook_id, row.account_id, row.environment);
-  const secrets = [encryptor.decrypt(row.secret_ciphertext, aad)];
-  if (
-    row.previous_secret_ciphertext &&
-    row.previous_secret_expires_at &&
-    new Date(row.previous_secret_expires_at).getTime() > Date.now()
-  ) {
-    secrets.push(encryptor.decrypt(row.previous_secret_ciphertext, `${aad}:previous`));
-  }
-
+  const secrets = signingSecrets(encryptor, row);
   const attemptedAt = new Date();
-  let statusCode: number | undefined;
-  let latencyMs: number;
-  let error: string | undefined;
-  let responseBody: string | undefined;
-  try {
-    const response = await sendOutbound({
-      url: row.url,
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
-        'X-Service-Event-Id': row.event_id,
-        'X-Service-Event-Type': row.event_type,
-        'X-Service-Delivery-Id': input.deliveryId,
-        'X-Service-Delivery-Attempt': String(input.attempt),
-        ...signatureHeaders(secrets, row.event_id, row.payload, attemptedAt),
-      },
-      body: row.payload,
-      timeoutMs: config.webhooks.timeoutMs,
-      maxResponseBytes: RESPONSE_BODY_LIMIT,
-      policy: config.outbound,
-    });
-    statusCode = response.status;
-    latencyMs = response.latencyMs;
-    responseBody = response.body;
-    if (statusCode < 200 || statusCode >= 300) {
-      error =
-        statusCode >= 300 && statusCode < 400
-          ? `Receiver answered ${statusCode} (redirects are not followed)`
-          : `Receiver answered ${statusCode}`;
-    }
-  } catch (failure) {
-    if (!(failure instanceof OutboundError)) throw failure;
-    latencyMs = failure.latencyMs;
-    error =
-      failure.kind === 'blocked'
-        ? `Refused: ${failure.message}`
-        : failure.kind === 'timeout'
-          ? `Timed out: ${failure.message}`
-          : `Connection failed: ${failure.message}`;
-  }
+  const { statusCode, latencyMs, error, responseBody } = await sendEnvelope(
+    config,
+    row,
+    input,
+    secrets,
+    attemptedAt,
+  );
 
   const success = error === undefined;
   const status: AttemptOutcome['status'] = success ? 'delivered' : input.final ? 'failed' : 'pending';
