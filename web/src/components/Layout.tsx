@@ -36,13 +36,80 @@ const NAV = [
   { to: '/marketplace', label: 'Marketplace' },
 ];
 
+/** The header bar: the phone menu's button, the product's name, environment, account and sign-out. */
+function ConsoleHeader(props: { menuOpened: boolean; onMenu(): void; email: string }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const environment = useStoredValue(environmentStore);
+  const changeEnvironment = (value: string) => {
+    environmentStore.set(value as Environment);
+    queryClient.invalidateQueries();
+  };
+  const onSignOut = async () => {
+    await signOut();
+    queryClient.clear();
+    navigate('/sign-in');
+  };
+  return (
+    <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
+      <Group gap="xs" wrap="nowrap">
+        <Burger
+          opened={props.menuOpened}
+          onClick={props.onMenu}
+          hiddenFrom="sm"
+          size="sm"
+          aria-label={props.menuOpened ? 'Close navigation' : 'Open navigation'}
+        />
+        <Title order={2} size="h4" style={{ whiteSpace: 'nowrap' }} visibleFrom="xs">
+          Voice Platform
+        </Title>
+      </Group>
+      <Group gap="xs" wrap="nowrap">
+        <SegmentedControl
+          size="xs"
+          value={environment}
+          onChange={changeEnvironment}
+          aria-label="Environment"
+          data={[
+            { value: 'live', label: 'Live' },
+            { value: 'test', label: 'Test' },
+          ]}
+        />
+        <Text size="sm" visibleFrom="md" data-testid="account-email">
+          {props.email}
+        </Text>
+        <Button variant="default" size="xs" onClick={onSignOut}>
+          Sign out
+        </Button>
+      </Group>
+    </Group>
+  );
+}
+
+/** The console's sections, the current one marked. */
+function ConsoleNav() {
+  const location = useLocation();
+  return (
+    <Stack gap={2}>
+      {NAV.map((item) => (
+        <NavLink
+          key={item.to}
+          component={RouterLink}
+          to={item.to}
+          end={item.end}
+          label={item.label}
+          active={item.end ? location.pathname === item.to : location.pathname.startsWith(item.to)}
+        />
+      ))}
+    </Stack>
+  );
+}
+
 /** The signed-in frame: header (environment, account, sign out), navigation, and the page. */
 export function Layout() {
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
-  const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const environment = useStoredValue(environmentStore);
   const me = useQuery({
     queryKey: ['me'],
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/me')),
@@ -54,17 +121,6 @@ export function Layout() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
   useEffect(() => close(), [location.pathname, close]);
 
-  const changeEnvironment = (value: string) => {
-    environmentStore.set(value as Environment);
-    queryClient.invalidateQueries();
-  };
-
-  const onSignOut = async () => {
-    await signOut();
-    queryClient.clear();
-    navigate('/sign-in');
-  };
-
   return (
     <AppShell
       header={{ height: 60 }}
@@ -72,52 +128,10 @@ export function Layout() {
       padding="md"
     >
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
-          <Group gap="xs" wrap="nowrap">
-            <Burger
-              opened={opened}
-              onClick={toggle}
-              hiddenFrom="sm"
-              size="sm"
-              aria-label={opened ? 'Close navigation' : 'Open navigation'}
-            />
-            <Title order={2} size="h4" style={{ whiteSpace: 'nowrap' }} visibleFrom="xs">
-              Voice Platform
-            </Title>
-          </Group>
-          <Group gap="xs" wrap="nowrap">
-            <SegmentedControl
-              size="xs"
-              value={environment}
-              onChange={changeEnvironment}
-              aria-label="Environment"
-              data={[
-                { value: 'live', label: 'Live' },
-                { value: 'test', label: 'Test' },
-              ]}
-            />
-            <Text size="sm" visibleFrom="md" data-testid="account-email">
-              {me.data?.email ?? ''}
-            </Text>
-            <Button variant="default" size="xs" onClick={onSignOut}>
-              Sign out
-            </Button>
-          </Group>
-        </Group>
+        <ConsoleHeader menuOpened={opened} onMenu={toggle} email={me.data?.email ?? ''} />
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Console sections">
-        <Stack gap={2}>
-          {NAV.map((item) => (
-            <NavLink
-              key={item.to}
-              component={RouterLink}
-              to={item.to}
-              end={item.end}
-              label={item.label}
-              active={item.end ? location.pathname === item.to : location.pathname.startsWith(item.to)}
-            />
-          ))}
-        </Stack>
+        <ConsoleNav />
       </AppShell.Navbar>
       <AppShell.Main>
         {me.error && !me.data ? (

@@ -10,30 +10,16 @@ export function safeReturnTo(value: string | null): string {
   return value?.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/';
 }
 
-/**
- * Sign-in: with the local development identity provider, type an email and get an ID token; with
- * an OIDC provider (`AUTH_ISSUER`), go there (authorization code with PKCE) and come back.
- */
-export function SignInPage() {
-  const session = useSession();
-  const [params] = useSearchParams();
-  const returnTo = safeReturnTo(params.get('returnTo'));
-  const reason = useStoredValue(signOutReason);
-  const [config, setConfig] = useState<ConsoleConfig>();
+type OidcAuth = Extract<ConsoleConfig['auth'], { mode: 'oidc' }>;
+
+/** Development sign-in: the local identity provider signs an ID token for the email typed. */
+function DevSignInForm({ onError }: { onError(message: string | undefined): void }) {
   const [email, setEmail] = useState('');
-  const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    loadConsoleConfig().then(setConfig, (e: Error) => setError(e.message));
-  }, []);
-
-  if (session) return <Navigate to={returnTo} replace />;
-
   const devSignIn = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
-    setError(undefined);
+    onError(undefined);
     try {
       const res = await fetch('/console/auth/dev-token', {
         method: 'POST',
@@ -44,26 +30,78 @@ export function SignInPage() {
       if (!res.ok) throw new Error(body.validationErrors?.join('; ') ?? body.error ?? `HTTP ${res.status}`);
       startSession(body.idToken);
     } catch (e) {
-      setError((e as Error).message);
+      onError((e as Error).message);
     } finally {
       setBusy(false);
     }
   };
+  return (
+    <form onSubmit={devSignIn}>
+      <Stack>
+        <Text size="sm" c="dimmed">
+          Development sign-in: the local identity provider signs an ID token for the email you type.
+        </Text>
+        <TextInput
+          label="Email"
+          type="email"
+          required
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+          data-autofocus
+        />
+        <Button type="submit" loading={busy}>
+          Sign in
+        </Button>
+      </Stack>
+    </form>
+  );
+}
 
+/** OIDC sign-in: off to the provider (authorization code with PKCE), back to returnTo. */
+function OidcSignIn(props: { auth: OidcAuth; returnTo: string; onError(message: string | undefined): void }) {
+  const [busy, setBusy] = useState(false);
   const oidcSignIn = async () => {
-    if (config?.auth.mode !== 'oidc') return;
     setBusy(true);
-    setError(undefined);
+    props.onError(undefined);
     try {
       // the OIDC client is loaded only where it is used
       const { startOidcSignIn } = await import('../auth/oidc');
-      await startOidcSignIn(config.auth, returnTo);
+      await startOidcSignIn(props.auth, props.returnTo);
     } catch (e) {
-      setError((e as Error).message);
+      props.onError((e as Error).message);
       setBusy(false);
     }
   };
+  return (
+    <Stack>
+      <Text size="sm" c="dimmed">
+        You will sign in with {new URL(props.auth.issuer).host} and come back here.
+      </Text>
+      <Button onClick={oidcSignIn} loading={busy}>
+        Continue to sign-in
+      </Button>
+    </Stack>
+  );
+}
 
+/**
+ * Sign-in: with the local development identity provider, type an email and get an ID token; with
+ * an OIDC provider (`AUTH_ISSUER`), go there (authorization code with PKCE) and come back.
+ */
+export function SignInPage() {
+  const session = useSession();
+  const [params] = useSearchParams();
+  const returnTo = safeReturnTo(params.get('returnTo'));
+  const reason = useStoredValue(signOutReason);
+  const [config, setConfig] = useState<ConsoleConfig>();
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    loadConsoleConfig().then(setConfig, (e: Error) => setError(e.message));
+  }, []);
+
+  if (session) return <Navigate to={returnTo} replace />;
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder shadow="sm" p="xl" w="100%" maw={420}>
@@ -82,34 +120,9 @@ export function SignInPage() {
             </Alert>
           ) : null}
           {config?.auth.mode === 'dev' ? (
-            <form onSubmit={devSignIn}>
-              <Stack>
-                <Text size="sm" c="dimmed">
-                  Development sign-in: the local identity provider signs an ID token for the email you type.
-                </Text>
-                <TextInput
-                  label="Email"
-                  type="email"
-                  required
-                  autoComplete="email"
-                  value={email}
-                  onChange={(e) => setEmail(e.currentTarget.value)}
-                  data-autofocus
-                />
-                <Button type="submit" loading={busy}>
-                  Sign in
-                </Button>
-              </Stack>
-            </form>
+            <DevSignInForm onError={setError} />
           ) : config?.auth.mode === 'oidc' ? (
-            <Stack>
-              <Text size="sm" c="dimmed">
-                You will sign in with {new URL(config.auth.issuer).host} and come back here.
-              </Text>
-              <Button onClick={oidcSignIn} loading={busy}>
-                Continue to sign-in
-              </Button>
-            </Stack>
+            <OidcSignIn auth={config.auth} returnTo={returnTo} onError={setError} />
           ) : null}
         </Stack>
       </Paper>
