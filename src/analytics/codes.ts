@@ -13,7 +13,7 @@ export const RUNTIME_FAILURE_MESSAGES: Record<RuntimeFailureCode, string> = {
 
 /**
  * The code of an error answer that did not go through the error handler (every ApiError names its
- * own): the DESIGN.md code of its status.
+ * own): the code of its status (docs/api-contract.md "Error codes").
  */
 export function errorCodeForStatus(status: number): string {
   switch (status) {

@@ -14,7 +14,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Resource id prefixes of SPEC 2.1 (and a few internal ones). */
+/** Resource id prefixes (docs/api-contract.md "Ids"), and a few internal ones. */
 export type IdPrefix =
   | 'pub'
   | 'key'

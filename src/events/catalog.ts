@@ -1,6 +1,6 @@
 import { newId } from '../common/ids';
 
-/** The event types of SPEC section 6: what a webhook may subscribe to. */
+/** The event types (docs/api-contract.md "Event types"): what a webhook may subscribe to. */
 export const EVENT_TYPES = [
   'session.started',
   'session.ended',
@@ -32,8 +32,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
 };
 
 /**
- * Realistic `data` for each type (SPEC 6 fields; durations in milliseconds), used by the sandbox
- * trigger so receivers can be built before real traffic arrives.
+ * Realistic `data` for each type (docs/api-contract.md "Event types"; durations in milliseconds),
+ * used by the sandbox trigger so receivers can be built before real traffic arrives.
  */
 export function sampleEventData(type: EventType, personaId?: string): Record<string, unknown> {
   const sessionId = newId('sess');

@@ -13,7 +13,7 @@ export interface EmitEventInput {
   personaId?: string | null;
 }
 
-/** The envelope of SPEC 6, as delivered. */
+/** The envelope (docs/api-contract.md "Events"), as delivered. */
 export interface EventEnvelope {
   id: string;
   type: EventType;

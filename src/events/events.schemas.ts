@@ -4,7 +4,7 @@ import { EVENT_TYPES } from './catalog';
 
 export const TriggerEventBody = z
   .strictObject({
-    type: z.enum(EVENT_TYPES).meta({ description: 'Any event type of SPEC section 6' }),
+    type: z.enum(EVENT_TYPES).meta({ description: 'Any event type of docs/api-contract.md "Event types"' }),
     data: z
       .record(z.string(), z.unknown())
       .optional()
@@ -25,7 +25,10 @@ export const EventEnvelopeSchema = z
     publisherId: z.string(),
     data: z.record(z.string(), z.unknown()),
   })
-  .meta({ id: 'Event', description: 'The event envelope of SPEC section 6, exactly as delivered' });
+  .meta({
+    id: 'Event',
+    description: 'The event envelope (docs/api-contract.md "Events"), exactly as delivered',
+  });
 
 export const TriggeredEvent = envelopeOf(
   z.object({

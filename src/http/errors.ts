@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Error codes of DESIGN.md ("Errors, envelopes, pagination"). */
+/** Error codes (docs/api-contract.md "Error codes"). */
 export const ERROR_CODES = [
   'UNAUTHORIZED',
   'FORBIDDEN',

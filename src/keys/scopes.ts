@@ -1,4 +1,7 @@
-/** Scopes of DESIGN.md: `<area>:read` and `<area>:write` per area, plus `workflows:execute`. */
+/**
+ * Scopes (docs/api-contract.md "Scopes"): `<area>:read` and `<area>:write` per area, plus
+ * `workflows:execute`.
+ */
 export const SCOPE_AREAS = [
   'mcp',
   'tools',

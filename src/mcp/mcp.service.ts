@@ -13,7 +13,7 @@ import type { CreateMcpServerInput, UpdateMcpServerInput } from './mcp.schemas';
 import { McpError, withMcpClient } from './mcp-client';
 import { type DiscoveredTool, McpServer, mcpHeadersAad } from './mcp-server.entity';
 
-/** MCP servers per account and environment (SPEC 8); enterprise is unlimited. */
+/** MCP servers per account and environment (docs/api-contract.md "Plan limits"); enterprise is unlimited. */
 export const MCP_SERVER_LIMITS: Record<Plan, number | null> = { free: 3, pro: 25, enterprise: null };
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

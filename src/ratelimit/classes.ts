@@ -1,4 +1,4 @@
-/** Operation classes of DESIGN.md "Rate limits", with their per-minute budgets. */
+/** Operation classes of docs/api-contract.md "Rate limits", with their per-minute budgets. */
 export const RATE_CLASSES = { read: 200, standard: 100, write: 50, expensive: 10 } as const;
 export type RateClass = keyof typeof RATE_CLASSES;
 

@@ -5,7 +5,7 @@ import type { Plan } from '../config/env';
 import { ApiError } from '../http/errors';
 import { RATE_CLASSES, type RateClass } from './classes';
 
-/** Requests per minute of each plan (DESIGN.md "Rate limits"); enterprise has no plan budget. */
+/** Requests per minute of each plan (docs/api-contract.md "Rate limits"); enterprise has no plan budget. */
 export const PLAN_BUDGETS: Record<Plan, number | null> = { free: 60, pro: 600, enterprise: null };
 
 const WINDOW_SECONDS = 60;

@@ -117,7 +117,10 @@ async function runWebhook(
   };
 }
 
-/** An MCP tool result per DESIGN.md: structuredContent, else one text item (JSON when it parses), else the content. */
+/**
+ * An MCP tool result (docs/api-contract.md "Tool results"): structuredContent, else one text item (JSON when
+ * it parses), else the content.
+ */
 export function mcpResultValue(result: { structuredContent?: unknown; content?: unknown }): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
   const content = Array.isArray(result.content) ? result.content : [];

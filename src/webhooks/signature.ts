@@ -2,8 +2,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Webhook signing. Every delivery carries two equivalent signatures over the exact body bytes:
- *  - `X-Service-Signature: t=<unix seconds>,v1=<hex>` (SPEC 6): HMAC-SHA256 of `<t>.<body>` keyed
- *    with the UTF-8 bytes of the whole `whsec_…` secret, the scheme Stripe's verifiers use;
+ *  - `X-Service-Signature: t=<unix seconds>,v1=<hex>` (docs/api-contract.md "Webhook signatures"):
+ *    HMAC-SHA256 of `<t>.<body>` keyed with the UTF-8 bytes of the whole `whsec_…` secret, the
+ *    scheme Stripe's verifiers use;
  *  - Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`):
  *    HMAC-SHA256 of `<id>.<t>.<body>` keyed with the base64-decoded part after `whsec_`.
  * During a secret rotation both the new and the previous secret sign, so each header carries two

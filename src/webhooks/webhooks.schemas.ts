@@ -9,7 +9,7 @@ const eventTypes = z
   .max(EVENT_TYPES.length)
   .refine((list) => new Set(list).size === list.length, 'must not repeat an event type')
   .meta({
-    description: 'Subscribed event types (SPEC section 6)',
+    description: 'Subscribed event types (docs/api-contract.md "Event types")',
     example: ['session.started', 'tool.failed'],
   });
 

@@ -12,7 +12,7 @@ import { generateWebhookSecret } from './signature';
 import { Webhook, webhookSecretAad, webhookStatus } from './webhook.entity';
 import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './webhooks.schemas';
 
-/** Webhooks per account and environment (SPEC 8); enterprise is unlimited. */
+/** Webhooks per account and environment (docs/api-contract.md "Plan limits"); enterprise is unlimited. */
 export const WEBHOOK_LIMITS: Record<Plan, number | null> = { free: 5, pro: 50, enterprise: null };
 /** After a rotation the previous secret keeps signing this long. */
 export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;

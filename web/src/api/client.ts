@@ -146,7 +146,7 @@ interface ErrorBody {
   validationErrors?: string[];
 }
 
-/** An API error body (DESIGN.md) as an exception: message, code and the named fields. */
+/** An API error body (docs/api-contract.md "Errors") as an exception: message, code and the named fields. */
 export class ApiCallError extends Error {
   readonly code: string;
   readonly validationErrors: string[];

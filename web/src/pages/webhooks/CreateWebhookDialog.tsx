@@ -7,7 +7,10 @@ import { ErrorAlert } from '../../components/ui';
 
 type EventType = components['schemas']['CreateWebhookRequest']['events'][number];
 
-/** Every event type (SPEC 6); the check below fails the build when the API's list changes. */
+/**
+ * Every event type (docs/api-contract.md "Event types"); the check below fails the build when the API's list
+ * changes.
+ */
 export const EVENT_TYPES = [
   'session.started',
   'session.ended',
