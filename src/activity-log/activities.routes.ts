@@ -23,7 +23,7 @@ import {
 import { activityStats } from './activity-stats.service';
 
 /**
- * The Activities API (SPEC 4.1 "Activities"): custom events and metrics logged by the developer,
+ * The Activities API (docs/activities.md): custom events and metrics logged by the developer,
  * queried, aggregated, and read by voice sessions as the caller's context. Not to be confused with
  * the Temporal activity functions in the top-level `activities/`.
  */

@@ -1,4 +1,4 @@
-/** A piece of synthesized speech (SPEC 2.11's preview result). */
+/** A piece of synthesized speech (a preview result of docs/api-contract.md "Voice previews"). */
 export interface SpeechPreview {
   /** `data:audio/mpeg;base64,…` (or `audio/wav` when a remote provider answers WAV). */
   audioUrl: string;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /**
- * A persona manifest (SPEC 2.10). A draft may be incomplete, so every field is optional here, but a
- * field that is present must have the right type, and unknown fields anywhere are refused. The
- * rules a persona must pass to be submitted are `validatePersonaManifest` below.
+ * A persona manifest (docs/api-contract.md "Persona manifests"). A draft may be incomplete, so every
+ * field is optional here, but a field that is present must have the right type, and unknown fields
+ * anywhere are refused. The rules a persona must pass to be submitted are `validatePersonaManifest`
+ * below.
  */
 const text = (max: number) => z.string().max(max);
 const list = (max: number, item = text(500)) => z.array(item).max(max);
@@ -68,10 +69,17 @@ export const PersonaManifestSchema = z
       .partial(),
   })
   .partial()
-  .meta({ id: 'PersonaManifest', description: 'SPEC 2.10; every field optional in a draft' });
+  .meta({
+    id: 'PersonaManifest',
+    description:
+      'A persona manifest (docs/api-contract.md "Persona manifests"); every field optional in a draft',
+  });
 export type PersonaManifest = z.infer<typeof PersonaManifestSchema>;
 
-/** The rules, written once: `validatePersonaManifest` applies them, OpenAPI and the README show them. */
+/**
+ * The rules, written once: `validatePersonaManifest` applies them; OpenAPI and docs/api-contract.md
+ * "Persona manifests" show them.
+ */
 export const PERSONA_RULES = {
   errors: [
     'identity.id: required; a slug (lowercase letters, digits and single hyphens) of 3–64 characters, unique among your personas',

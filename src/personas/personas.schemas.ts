@@ -16,7 +16,7 @@ const status = z.enum(PERSONA_STATUSES).meta({
     '`draft` (editable) → `submitted` (under review) → `published` or `rejected` (editable, resubmittable); `published` → `draft` by unpublishing',
 });
 
-/** SPEC 2.10's list entry. */
+/** A persona as `GET /personas` lists it (docs/personas.md). */
 export const PersonaListEntry = z
   .object({
     id: z.string().meta({ example: 'persona_4fQk…' }),
@@ -66,7 +66,7 @@ export const PersonaSubmitted = z.object({
 
 export const PersonaDeleted = z.object({ success: z.literal(true), id: z.string(), deletedAt: timestamp() });
 
-/** The rules as the OpenAPI document and README show them. */
+/** The rules as the OpenAPI document and docs/api-contract.md "Persona manifests" show them. */
 export const RULES_DESCRIPTION = [
   'Errors (any one blocks submission):',
   ...PERSONA_RULES.errors.map((r) => `- ${r}`),

@@ -1,4 +1,7 @@
-/** A persona's lifecycle (README "Personas"): draft → submitted → published | rejected; published → draft by unpublishing. */
+/**
+ * A persona's lifecycle (docs/api-contract.md "Persona statuses"): draft → submitted → published | rejected;
+ * published → draft by unpublishing.
+ */
 export const PERSONA_STATUSES = ['draft', 'submitted', 'published', 'rejected'] as const;
 export type PersonaStatus = (typeof PERSONA_STATUSES)[number];
 

@@ -2,9 +2,10 @@ import jsep from 'jsep';
 import { NODE_ID_PATTERN, type PathSegment, type Reference, resolveReference, type Scope } from './paths';
 
 /**
- * Condition expressions (DESIGN.md): `<nodeId>.result.<path>` and `input.<path>` references;
- * literals (numbers, quoted strings, `true`, `false`, `null`, `[lists]`); `== != < <= > >=`,
- * `&& || !`, parentheses and `in` (membership in a list, or substring of a string).
+ * Condition expressions (docs/api-contract.md "Condition expressions"): `<nodeId>.result.<path>`
+ * and `input.<path>` references; literals (numbers, quoted strings, `true`, `false`, `null`,
+ * `[lists]`); `== != < <= > >=`, `&& || !`, parentheses and `in` (membership in a list, or substring
+ * of a string).
  *
  * Parsing is jsep's (a maintained expression parser producing an AST); evaluation is ours, over
  * that AST only: there is no `eval`, no `new Function`, no property access outside the scope, no

@@ -26,7 +26,9 @@ export interface WorkflowGraph {
 
 const none = z.strictObject({}).optional();
 
-/** Each node type's `config` (SPEC 2.6), plus optional per-node timeouts. */
+/**
+ * Each node type's `config` (docs/api-contract.md "Voice workflow graphs"), plus optional per-node timeouts.
+ */
 export const NODE_CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
   start: none,
   end: none,

@@ -1,9 +1,9 @@
 import { parsePath, type Reference, resolveReference, type Scope } from './paths';
 
 /**
- * Text templates of workflow nodes (DESIGN.md): `{{<nodeId>.result}}`, `{{<nodeId>.result.<path>}}`,
- * `{{input}}`, `{{input.<path>}}`. Objects render as JSON, missing values as an empty string.
- * Workflow-safe (runs in the Temporal sandbox).
+ * Text templates of workflow nodes (docs/api-contract.md "Templates"): `{{<nodeId>.result}}`,
+ * `{{<nodeId>.result.<path>}}`, `{{input}}`, `{{input.<path>}}`. Objects render as JSON, missing
+ * values as an empty string. Workflow-safe (runs in the Temporal sandbox).
  */
 
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;

@@ -15,7 +15,7 @@ import {
 
 const engineJob = (s: EspeakSettings) => ({ engineVoice: engineVoiceName(s), rate: s.rate, pitch: s.pitch });
 
-/** SPEC 2.11's preview result. */
+/** A preview result (docs/api-contract.md "Voice previews"). */
 export type Preview = SpeechPreview;
 
 /** Thrown for text that produces no audio at all (only punctuation, for instance). */

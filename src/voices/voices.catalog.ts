@@ -12,10 +12,13 @@ export type Gender = (typeof GENDERS)[number];
 export const VOICE_PROVIDERS = ['espeak-ng', 'openai-compatible'] as const;
 export type VoiceProvider = (typeof VOICE_PROVIDERS)[number];
 
-/** Categories used by the catalog (the field is a free string in SPEC 2.11; these are the ones in use). */
+/**
+ * Categories used by the catalog (the field is a free string in the API; these are the ones in use;
+ * docs/voices.md "Catalog").
+ */
 export const VOICE_CATEGORIES = ['conversational', 'professional', 'narration', 'character'] as const;
 
-/** A voice as the API shows it (SPEC 2.11 plus `provider`, `language` and `sampleText`). */
+/** A voice as the API shows it (docs/api-contract.md "Voice previews"). */
 export interface Voice {
   id: string;
   name: string;

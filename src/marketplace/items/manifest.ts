@@ -6,8 +6,9 @@ import { PersonaManifestSchema, validatePersonaManifest } from '../../personas/m
 import type { ItemType, Tier } from './statuses';
 
 /**
- * Marketplace submission manifests (SPEC 2.13): the rules, the zod shapes, and `validateManifest`,
- * which reports every problem at once as `manifest.<path>: <problem>`.
+ * Marketplace submission manifests (docs/api-contract.md "Marketplace manifests"): the rules, the
+ * zod shapes, and `validateManifest`, which reports every problem at once as
+ * `manifest.<path>: <problem>`.
  */
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -149,7 +150,7 @@ export type AgentManifest = z.infer<typeof AgentManifestSchema>;
 
 export type ItemManifest = ToolManifest | AgentManifest;
 
-/** The rules, written once: `validateManifest` applies them; OpenAPI and the README show them. */
+/** The rules, written once: `validateManifest` applies them; OpenAPI and docs/api-contract.md show them. */
 export const MANIFEST_RULES = [
   'id: a slug (lowercase letters, digits, single hyphens) of 3–64 characters, unique in the marketplace (taken → 409); not one of ' +
     RESERVED_ITEM_IDS.join(', '),

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { timestamp } from '../../http/envelope';
 import { ITEM_STATUSES, ITEM_TYPES, TRUST_LEVELS, VERSION_STATUSES } from '../items/statuses';
 
-/** SPEC 2.13's publisher item, plus what a publisher needs to follow reviews and removals. */
+/**
+ * A publisher's item (docs/marketplace.md "Items and their statuses"), with what it needs to follow reviews
+ * and removals.
+ */
 export const PublisherItem = z
   .object({
     id: z.string(),
