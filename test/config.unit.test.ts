@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
 
 describe('configuration', () => {
-  it('has the defaults of DESIGN.md', () => {
+  it('has the defaults of docs/configuration.md', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
     expect(config.temporal.namespace).toBe('default');

@@ -35,7 +35,7 @@ describe('web console serving', () => {
     expect(again.body.publisherId).toBe(me.body.publisherId);
   });
 
-  it('refuses a bad dev-token body with the DESIGN.md error naming the field', async () => {
+  it('refuses a bad dev-token body with the error body of docs/api-contract.md "Errors", naming the field', async () => {
     for (const [body, field] of [
       [{}, 'email'],
       [{ email: 'nope' }, 'email'],

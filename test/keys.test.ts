@@ -4,7 +4,7 @@ import { ALL_SCOPES } from '../src/keys/scopes';
 import { TEST_ENV } from './support/env';
 import { call, type Developer, type TestApp, withAppAndDeveloper } from './support/test-app';
 
-describe('console API keys (SPEC 4.2)', () => {
+describe('console API keys (docs/api-contract.md "API keys")', () => {
   let app: TestApp;
   let dev: Developer;
   withAppAndDeveloper((a, d) => {

@@ -167,7 +167,7 @@ describe('marketplace submission and review', () => {
     });
   });
 
-  it('SPEC 7: no publisher headers → 401; another publisher in the manifest → 403; invalid manifests → 400 with every reason; a taken id → 409', async () => {
+  it('docs/api-contract.md "Marketplace manifests": no publisher headers → 401; another publisher in the manifest → 403; invalid manifests → 400 with every reason; a taken id → 409', async () => {
     const none = await call(app.baseUrl, 'POST', `${MKT}/publisher/submit`, {
       body: { type: 'tool', manifest: tool('x-y-z') },
     });

@@ -5,7 +5,7 @@ const get = (app: TestApp, key: string) =>
 const put = (app: TestApp, key: string, i: number) =>
   call(app.baseUrl, 'PUT', `/api/v2/developers/secrets/S${i}`, { token: key, body: { value: 'v' } });
 
-describe('rate limits (DESIGN.md): plan and operation-class budgets, shared by every API instance', () => {
+describe('rate limits (docs/api-contract.md "Rate limits"): plan and operation-class budgets, shared by every API instance', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { resolveSecrets } from '../src/secrets/secrets.service';
 import { TEST_ENV } from './support/env';
 import { call, type Developer, newDeveloper, type TestApp, withAppAndDeveloper } from './support/test-app';
 
-describe('secrets API (DESIGN.md additions)', () => {
+describe('secrets API (docs/api-contract.md "Secrets")', () => {
   let app: TestApp;
   let dev: Developer;
   withAppAndDeveloper((a, d) => {

@@ -15,7 +15,7 @@ describe('verifyWebhookSignature', () => {
     ).toBe(true);
   });
 
-  it('computes v1 exactly as SPEC 6 says', () => {
+  it('computes v1 exactly as docs/api-contract.md "Webhook signatures" says', () => {
     const t = Math.floor(now.getTime() / 1000);
     const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
     expect(header).toBe(`t=${t},v1=${expected}`);

@@ -5,8 +5,8 @@ import { loadHistories, SCENARIOS } from './histories';
  * Replays the recorded histories in test/histories/ against today's workflow code (the workflows
  * index, bundled as the worker bundles it). A change that makes a recorded run take a different
  * path (a new, removed or reordered activity, timer or local activity) fails here with a
- * determinism error: version it with patched() / deprecatePatch() instead (see the README,
- * "Replay tests"). No Temporal server or database is needed.
+ * determinism error: version it with patched() / deprecatePatch() instead (docs/architecture.md
+ * "Changing a running workflow"). No Temporal server or database is needed.
  */
 describe('workflow replay (recorded histories)', () => {
   const histories = loadHistories();
