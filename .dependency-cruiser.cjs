@@ -15,6 +15,8 @@ const PURE_MODULES = [
   '^src/voice-workflows/expressions[.]ts$',
   '^src/voice-workflows/templates[.]ts$',
   '^src/voice-workflows/paths[.]ts$',
+  '^src/voice-workflows/matching[.]ts$',
+  '^src/sessions/turn-rules[.]ts$',
   '^src/temporal/search-attributes[.]ts$',
 ];
 

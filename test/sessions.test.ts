@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startWorker } from '../src/app/runtime';
-import { answerTurn, planTurn } from '../src/sessions/agent-turn';
+import { answerTurn } from '../src/sessions/agent-turn';
 import { Session } from '../src/sessions/session.entity';
 import { turnAnswers } from '../src/sessions/turn-answers';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
@@ -31,6 +31,15 @@ async function appWithWorker(label: string, env: Record<string, string>) {
       await app.close();
     },
   };
+}
+
+/** The Workflow Update that identifies turn `index` of a session (what a retried step is given). */
+async function updateIdOf(app: TestApp, sessionId: string, index: number): Promise<string> {
+  const [row] = await app.ctx.orm.em
+    .fork()
+    .getConnection()
+    .execute('select update_id from session_turns where session_id = ? and index = ?', [sessionId, index]);
+  return row.update_id as string;
 }
 
 const platform = (app: TestApp, key: string, method: string, path: string, body?: unknown) =>
@@ -204,7 +213,11 @@ describe('voice sessions', () => {
     });
     // the planning step run again, as a retry after a crash would: it finds the recorded run (read
     // with the session) and answers the same turn, without a second execution or its events
-    const again = await planTurn(app.ctx, { sessionId: id, index: 1, text: 'What are your opening hours?' });
+    const again = await answerTurn(app.ctx, {
+      sessionId: id,
+      updateId: await updateIdOf(app, id, 1),
+      text: 'What are your opening hours?',
+    });
     expect(again).toMatchObject({
       kind: 'recorded',
       turn: { index: 1, reply: turn.reply, route: 'workflow' },
@@ -346,7 +359,11 @@ describe('voice sessions', () => {
     // recorded turn, without asking the model or calling the tool again
     const asked = llm.requests.length;
     const toolCalls = mcp.calls.length;
-    const again = await answerTurn(app.ctx, { sessionId: id, index: 1, text: 'Where is my order A-42?' });
+    const again = await answerTurn(app.ctx, {
+      sessionId: id,
+      updateId: await updateIdOf(app, id, 1),
+      text: 'Where is my order A-42?',
+    });
     expect(again).toEqual({
       kind: 'recorded',
       turn: {

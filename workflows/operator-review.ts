@@ -1,8 +1,6 @@
 import {
   allHandlersFinished,
   condition,
-  defineQuery,
-  defineUpdate,
   isCancellation,
   log,
   proxyActivities,
@@ -11,20 +9,14 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { OperatorDecision, ReviewOutcome, ReviewWorkflowInput } from '../src/reviews/review-types';
+import type {
+  OperatorDecision,
+  ReviewOutcome,
+  ReviewState,
+  ReviewWorkflowInput,
+} from '../src/reviews/review-types';
 import { ReviewOverdueKey } from '../src/temporal/search-attributes';
-
-export interface ReviewState {
-  status: 'waiting' | 'deciding' | 'decided' | 'withdrawn';
-  overdue: boolean;
-  dueBy: string;
-  outcome: ReviewOutcome | null;
-}
-
-/** The operator's decision (POST /api/admin/…/review): answers the review's outcome once applied. */
-export const decideReviewUpdate = defineUpdate<ReviewOutcome, [OperatorDecision]>('decide');
-/** The review's state, for the Web UI's query tab and for tests. */
-export const reviewStateQuery = defineQuery<ReviewState>('state');
+import { decideReviewUpdate, reviewStateQuery } from './messages';
 
 /**
  * Waits for an operator's decision on a review, keeping a durable timer until `dueBy`: when it fires

@@ -1,7 +1,5 @@
 import {
   condition,
-  defineQuery,
-  defineSignal,
   getExternalWorkflowHandle,
   log,
   proxyActivities,
@@ -10,14 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RemovalOutcome, RemovalWorkflowInput } from '../src/marketplace/removal/removal-types';
-
-/** The publisher restored the item (sent after the restore committed). */
-export const restoreItemSignal = defineSignal('restore');
-/** `waiting` until the grace period ends, then `removed` or `restored`. */
-export const removalStateQuery = defineQuery<{
-  status: 'waiting' | 'removed' | 'restored';
-  removesAt: string;
-}>('state');
+import { removalStateQuery, restoreItemSignal } from './messages';
 
 /**
  * An item's removal (workflow id `remove-<item id>-<n>`): existing installations keep working while

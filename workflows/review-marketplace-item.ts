@@ -1,7 +1,8 @@
 import { isCancellation, log, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { OperatorDecision, ReviewOutcome, ReviewWorkflowInput } from '../src/reviews/review-types';
-import { awaitOperatorDecision, decideReviewUpdate } from './operator-review';
+import { decideReviewUpdate } from './messages';
+import { awaitOperatorDecision } from './operator-review';
 
 /**
  * One marketplace submission's review (workflow id `review-<item id>-<version>`): first the automated

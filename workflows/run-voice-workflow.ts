@@ -1,10 +1,7 @@
-import { ApplicationFailure, defineQuery, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
 import type { ExecutionView, RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
-import type { StepRecord } from '../src/voice-workflows/interpreter';
+import { progressQuery } from './messages';
 import { executeVoiceGraph, type GraphProgress } from './voice-graph';
-
-/** The nodes running now and the steps settled so far (also shown as the execution's current details). */
-export const progressQuery = defineQuery<{ currentNodes: string[]; steps: StepRecord[] }>('progress');
 
 /**
  * One voice-workflow execution (workflow id = the `exec_…` id): interprets the pinned graph

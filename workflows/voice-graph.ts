@@ -5,7 +5,11 @@ import {
   setCurrentDetails,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ExecutionRef, ExecutionView, RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
+import type {
+  ExecutionRef,
+  ExecutionView,
+  RunVoiceWorkflowInput,
+} from '../src/voice-workflows/execution-types';
 import type { GraphNode } from '../src/voice-workflows/graph';
 import { interpretGraph, type StepRecord, type Trace } from '../src/voice-workflows/interpreter';
 

@@ -33,9 +33,9 @@ import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountSessionRoutes } from '../sessions/sessions.routes';
 import { mountToolRoutes } from '../tools/tools.routes';
+import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
 import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
-import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
 import type { AppContext } from './context';
 
 export const API_ROOTS = {

@@ -1,8 +1,8 @@
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createSessionOutboxHandler } from '../sessions/outbox';
-import { createWebhookOutboxHandler } from '../webhooks/outbox';
 import { createWorkflowOutboxHandler } from '../voice-workflows/outbox';
+import { createWebhookOutboxHandler } from '../webhooks/outbox';
 import type { OutboxDeps, OutboxHandler } from './outbox';
 
 /**

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { decideReviewUpdate } from '../../workflows/messages';
 import type { AppContext } from '../app/context';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { reviewDueBy } from '../reviews/due';
 import { Review, reviewId } from '../reviews/review.entity';
-import type { OperatorDecision, ReviewOutcome } from '../reviews/review-types';
+import type { OperatorDecision } from '../reviews/review-types';
 import { cancelReviewWorkflow, startReviewWorkflow } from '../reviews/review-workflows';
 import type { ReviewDecision } from '../reviews/statuses';
 import { Persona } from './persona.entity';
@@ -109,7 +110,7 @@ export async function decidePersonaReview(
   try {
     const outcome = await ctx.temporal.workflow
       .getHandle(review.id)
-      .executeUpdate<ReviewOutcome, [typeof decision]>('decide', { args: [decision] });
+      .executeUpdate(decideReviewUpdate, { args: [decision] });
     if (outcome.status === 'withdrawn') throw conflict(`Persona ${persona.id} was withdrawn`);
   } catch (error) {
     if (error instanceof ApiError) throw error;

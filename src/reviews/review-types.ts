@@ -26,3 +26,11 @@ export interface ReviewOutcome {
 
 /** The review workflow's type, for starting one by name. */
 export type ReviewWorkflow = (input: ReviewWorkflowInput) => Promise<ReviewOutcome>;
+
+/** What a review workflow's `state` query answers. */
+export interface ReviewState {
+  status: 'waiting' | 'deciding' | 'decided' | 'withdrawn';
+  overdue: boolean;
+  dueBy: string;
+  outcome: ReviewOutcome | null;
+}

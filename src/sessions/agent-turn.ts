@@ -13,7 +13,7 @@ import { Tool } from '../tools/tool.entity';
 import { finishedExecutionCte, recordExecutionStart } from '../voice-workflows/execution-store';
 import { type RunVoiceWorkflowInput, workflowInputOf } from '../voice-workflows/execution-types';
 import { interpretGraph } from '../voice-workflows/interpreter';
-import { matchCommand, normalizeUtterance } from '../voice-workflows/matching';
+import { matchCommand } from '../voice-workflows/matching';
 import {
   type VoiceCommandWorkflow,
   voiceCommandsOf,
@@ -30,24 +30,29 @@ import {
 } from './agent-context';
 import { Session, type SessionTurn, type TurnAction } from './session.entity';
 import type { SessionEndReason, TurnRoute } from './statuses';
+import {
+  commandDoneReply,
+  commandFailedError,
+  commandFailedReply,
+  commandsMenuReply,
+  FALLBACK_REPLY,
+  LLM_ROUNDS,
+  outOfScopeTopic,
+  refusalReply,
+  TOOLS_AFTER_LAST_ROUND,
+} from './turn-rules';
 
-/** What the workflow does for a turn, decided from the utterance (README "Voice sessions"). */
+/**
+ * What the turn's step answers the session's workflow (docs/sessions.md "How the agent answers"): the
+ * turn, already recorded (a refusal, a fallback, a voice command without side effects, the model's
+ * answer with its tool rounds), or a voice command with side effects for the workflow to run.
+ */
 export type TurnPlan =
-  /**
-   * Answered while planning, already recorded: a refusal, a fallback, a voice command without side
-   * effects, or the model's first answer when it calls no tool (or fails).
-   */
   | { kind: 'recorded'; turn: TurnRecord }
-  /** Kept for histories recorded before replies were recorded while planning. */
-  | { kind: 'reply'; route: 'refusal' | 'fallback'; reply: string }
-  | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string }
-  /** Kept for histories recorded before the first model call was made while planning. */
-  | { kind: 'llm'; messages: ChatMessage[]; tools: AgentTool[]; owner?: Owner; caller?: Caller }
-  /** The model's first answer calls tools: the workflow runs the rounds (continueTurn) from `step`. */
-  | { kind: 'tools'; step: ToolRound; tools: AgentTool[]; owner: Owner; caller: Caller };
+  | { kind: 'workflow'; input: RunVoiceWorkflowInput; workflowName: string };
 
 /** A round whose answer called tools: the conversation so far and the calls to run. */
-export interface ToolRound {
+interface ToolRound {
   /** 1 for the model's first answer. */
   round: number;
   messages: ChatMessage[];
@@ -59,10 +64,7 @@ export interface ToolRound {
 }
 
 /** What a round of tool calls and the model's next answer came to. */
-export type TurnStep = { kind: 'recorded'; turn: TurnRecord } | { kind: 'tools'; step: ToolRound };
-
-/** At most this many chat completions per turn (tool results go back to the model in between). */
-export const LLM_ROUNDS = 3;
+type TurnStep = { kind: 'recorded'; turn: TurnRecord } | { kind: 'tools'; step: ToolRound };
 
 /** What one chat completion answered: a failure is an answer too (spoken as a fallback). */
 export type ChatAnswer =
@@ -96,35 +98,26 @@ export interface TurnRecord {
 }
 
 const LLM_TIMEOUT_MS = 30_000;
-/** Spoken when the model fails (timeout, 5xx, malformed answer): the session goes on. */
-export const FALLBACK_REPLY =
-  "Sorry, I'm having trouble answering right now. Could you say that again in a moment?";
 
 /**
  * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of
- * its account and environment: one query. With `turn`, also the voice-command execution of that turn
- * if one was recorded (a turn retried after a crash finds its command's run); with `turn.resume`,
- * also the turn itself if it was recorded and the last model round kept for it (answerTurn).
+ * its account and environment: one query. With `turn`, also what a step retried after a crash finds
+ * of that turn (identified by its update): its voice command's run, the turn itself if it was
+ * recorded, and the last model round kept for it.
  */
 async function loadSession(
   ctx: CoreContext,
   sessionId: string,
-  turn?: { executionId: string; index: number; resume?: boolean },
+  turn?: { executionId: string; updateId: string },
 ) {
   const em = ctx.orm.em.fork();
   const knex = em.getConnection().getKnex();
   const [row] = await (turn
-    ? turn.resume
-      ? preparedQuery<Record<string, unknown>>(
-          knex,
-          'session-load-resume',
-          LOAD_SESSION_RESUME_SQL,
-        )([turn.executionId, turn.index, turn.index, sessionId])
-      : preparedQuery<Record<string, unknown>>(
-          knex,
-          'session-load-turn',
-          LOAD_SESSION_TURN_SQL,
-        )([turn.executionId, sessionId])
+    ? preparedQuery<Record<string, unknown>>(
+        knex,
+        'session-load-resume',
+        LOAD_SESSION_RESUME_SQL,
+      )([turn.executionId, turn.updateId, turn.updateId, sessionId])
     : preparedQuery<Record<string, unknown>>(knex, 'session-load', LOAD_SESSION_SQL)([sessionId]));
   if (!row) throw new Error(`Session ${sessionId} does not exist`);
   const {
@@ -169,25 +162,12 @@ const loadSessionSql = (recorded: string) =>
 const LOAD_SESSION_SQL = loadSessionSql(
   'null as recorded_execution, null as recorded_turn, null as resumed_step',
 );
-const LOAD_SESSION_TURN_SQL = loadSessionSql(
-  `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution,
-   null as recorded_turn, null as resumed_step`,
-);
 const LOAD_SESSION_RESUME_SQL = loadSessionSql(
   `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution,
-   (select to_jsonb(t) from session_turns t where t.session_id = s.id and t.index = ?) as recorded_turn,
-   (select r.step from session_turn_rounds r where r.session_id = s.id and r.turn_index = ?
+   (select to_jsonb(t) from session_turns t where t.session_id = s.id and t.update_id = ?) as recorded_turn,
+   (select r.step from session_turn_rounds r where r.session_id = s.id and r.update_id = ?
      order by r.round desc limit 1) as resumed_step`,
 );
-
-/** An out-of-scope topic of the persona named in the utterance (every word of the topic present). */
-export function outOfScopeTopic(text: string, topics: string[] | undefined): string | undefined {
-  const words = new Set(normalizeUtterance(text));
-  return topics?.find((topic) => {
-    const topicWords = normalizeUtterance(topic);
-    return topicWords.length > 0 && topicWords.every((w) => words.has(w));
-  });
-}
 
 /** Nodes the interpreter computes itself; a graph of only these has no side effect to wait for. */
 const PURE_NODE_TYPES: ReadonlySet<string> = new Set(['start', 'speak', 'condition', 'end']);
@@ -204,7 +184,7 @@ async function runPureCommand(
   ctx: CoreContext,
   execution: WorkflowExecution,
   isNew: boolean,
-  turn: { sessionId: string; index: number; text: string; workflowName: string; started: number },
+  turn: { sessionId: string; updateId: string; text: string; workflowName: string; started: number },
 ): Promise<TurnRecord> {
   let finished: { sql: string; bindings: unknown[] } | undefined;
   if (isNew) {
@@ -217,13 +197,12 @@ async function runPureCommand(
   }
   const failed = execution.status !== 'completed';
   const speech = execution.output?.speech ?? [];
-  const record: TurnRecord = {
-    index: turn.index,
+  const record: TurnEntry = {
+    sessionId: turn.sessionId,
+    updateId: turn.updateId,
     text: turn.text,
     reply: {
-      text: failed
-        ? `Sorry, I couldn't finish "${turn.workflowName}" this time.`
-        : speech.join(' ') || `Done: ${turn.workflowName}.`,
+      text: failed ? commandFailedReply(turn.workflowName) : commandDoneReply(turn.workflowName, speech),
     },
     route: 'workflow',
     actions: [
@@ -237,58 +216,55 @@ async function runPureCommand(
       },
     ],
     error: failed
-      ? `Workflow ${turn.workflowName} failed: Node ${execution.error?.nodeId} failed: ${execution.error?.message}`
+      ? commandFailedError(
+          turn.workflowName,
+          `Node ${execution.error?.nodeId} failed: ${execution.error?.message}`,
+        )
       : null,
     latencyMs: Math.max(0, Date.now() - turn.started),
   };
-  if (!finished) return recordTurn(ctx, { sessionId: turn.sessionId, ...record });
+  if (!finished) return recordTurn(ctx, record);
   // one statement: the finished execution with its events (if new), and the turn
   const rows = await preparedQuery<TurnRow>(
     ctx.orm.em.getConnection().getKnex(),
     'session-command-record',
     insertTurnSql(false, finished.sql),
-  )([...finished.bindings, ...insertTurnValues({ sessionId: turn.sessionId, ...record }, false)]);
-  return turnRecordOfRow(rows[0]);
-}
-
-/**
- * Decides how the agent answers, in order: an out-of-scope topic → a polite refusal (no model, no
- * tool); a `voice_command` workflow whose command matches → run it (its execution row committed here,
- * id derived from the session and turn, so a retried plan never makes a second one); an LLM
- * configured → a chat completion with the tools; else a reply naming the voice commands it knows.
- */
-export function planTurn(ctx: CoreContext, input: TurnInput): Promise<TurnPlan> {
-  return decideTurn(ctx, input, false);
-}
-
-/**
- * A turn in one step (the session's workflow since the turn-in-one-step patch): planTurn, and for an
- * LLM turn whose model calls tools, its rounds too (continueTurn's work), until the turn is recorded.
- * A turn that is only a voice command with side effects comes back as its plan (`workflow`).
- *
- * Retried after a crash, it answers a turn already recorded from its record, and an LLM turn resumes
- * from its last round that called tools (kept before the round's first tool runs): the model is not
- * asked again for an answer already acted on. The tool calls of the round in flight may run twice.
- */
-export function answerTurn(ctx: CoreContext, input: TurnInput): Promise<TurnPlan> {
-  return decideTurn(ctx, input, true);
+  )([...finished.bindings, ...insertTurnValues(record, false)]);
+  // another turn of the session took the next index at the same moment: the execution is committed,
+  // so the turn is recorded on its own
+  return rows[0] ? turnRecordOfRow(rows[0]) : recordTurn(ctx, record);
 }
 
 interface TurnInput {
   sessionId: string;
-  index: number;
+  /** The turn's Workflow Update: what identifies the turn (a retried step finds its record by it). */
+  updateId: string;
   text: string;
   /** When the turn began (ms). */
   startedAt?: number;
 }
 
-async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean): Promise<TurnPlan> {
+/**
+ * A voice turn in one step, recorded when it is answered. Decides how the agent answers, in order: an
+ * out-of-scope topic → a polite refusal (no model, no tool); a `voice_command` workflow whose command
+ * matches → run it (its execution id derived from the session and the turn's update, so a retried step
+ * never makes a second one); an LLM configured → the model and its tool rounds; else a reply naming
+ * the voice commands it knows. A voice command with side effects comes back as its plan (`workflow`),
+ * for the session's workflow to run step by step.
+ *
+ * The turn is identified by its Workflow Update (`updateId`), never by an index: the index is assigned
+ * when the turn is recorded. Retried after a crash, it answers a turn already recorded from its record,
+ * and an LLM turn resumes from its last round that called tools (kept before the round's first tool
+ * runs): the model is not asked again for an answer already acted on. The tool calls of the round in
+ * flight may run twice.
+ */
+export async function answerTurn(ctx: CoreContext, input: TurnInput): Promise<TurnPlan> {
   const started = input.startedAt ?? Date.now();
-  const id = derivedId('exec', input.sessionId, String(input.index));
+  const id = derivedId('exec', input.sessionId, input.updateId);
   const { em, session, manifest, commands, recordedExecution, recordedTurn, resumedStep } = await loadSession(
     ctx,
     input.sessionId,
-    { executionId: id, index: input.index, resume: wholeTurn },
+    { executionId: id, updateId: input.updateId },
   );
   if (recordedTurn) return { kind: 'recorded', turn: recordedTurn };
   // answered here: recorded at once, without a second step
@@ -296,7 +272,7 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
     kind: 'recorded',
     turn: await recordTurn(ctx, {
       sessionId: session.id,
-      index: input.index,
+      updateId: input.updateId,
       text: input.text,
       reply: { text: reply },
       route,
@@ -306,12 +282,7 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
     }),
   });
   const topic = outOfScopeTopic(input.text, manifest.knowledge?.out_of_scope_topics);
-  if (topic) {
-    return answer(
-      'refusal',
-      `I'm sorry, I can't help with ${topic}. Is there something else I can do for you?`,
-    );
-  }
+  if (topic) return answer('refusal', refusalReply(topic));
 
   const owner = ownerOf(session);
   const match = matchCommand(input.text, commands);
@@ -343,7 +314,7 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
         kind: 'recorded',
         turn: await runPureCommand(ctx, execution, !found, {
           sessionId: session.id,
-          index: input.index,
+          updateId: input.updateId,
           text: input.text,
           workflowName: workflow.name,
           started,
@@ -359,7 +330,12 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
 
   if (ctx.config.llm.baseUrl) {
     const context = await buildAgentContext(ctx, em, session, manifest);
-    const turn: TurnRef = { sessionId: session.id, index: input.index, text: input.text, startedAt: started };
+    const turn: TurnRef = {
+      sessionId: session.id,
+      updateId: input.updateId,
+      text: input.text,
+      startedAt: started,
+    };
     let step: TurnStep;
     if (resumedStep) {
       // retried after a crash: the model's last answer that called tools was kept, its round runs again
@@ -376,10 +352,6 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
       step = await settleAnswer(ctx, turn, first, { round: 1, messages, actions: [] });
     }
     const caller = callerOf(session);
-    if (!wholeTurn) {
-      if (step.kind === 'recorded') return step;
-      return { kind: 'tools', step: step.step, tools: context.tools, owner, caller };
-    }
     // each round (its tool calls, then the model's next answer) kept before its first tool runs
     while (step.kind === 'tools') {
       step = await continueTurn(ctx, {
@@ -388,23 +360,16 @@ async function decideTurn(ctx: CoreContext, input: TurnInput, wholeTurn: boolean
         tools: context.tools,
         owner,
         caller,
-        keepRound: true,
       });
     }
     return step;
   }
 
-  const known = commands.map((c) => `"${c.command}"`);
-  return answer(
-    'fallback',
-    known.length
-      ? `I can help with these requests: ${known.join(', ')}. What would you like to do?`
-      : "I don't have any voice commands set up yet, so I can't help with that.",
-  );
+  return answer('fallback', commandsMenuReply(commands.map((c) => c.command)));
 }
 
 /** One chat completion with function tools. A failure is an answer (`ok: false`), never a throw. */
-export async function chatCompletion(
+async function chatCompletion(
   ctx: CoreContext,
   input: { messages: ChatMessage[]; tools: AgentTool[] },
 ): Promise<ChatAnswer> {
@@ -453,7 +418,8 @@ export async function chatCompletion(
 
 interface TurnRef {
   sessionId: string;
-  index: number;
+  /** The turn's Workflow Update: what identifies it until it is recorded (and after). */
+  updateId: string;
   text: string;
   /** When the turn began (ms). */
   startedAt: number;
@@ -475,16 +441,12 @@ async function settleAnswer(
       step: { ...so, content: answer.content, toolCalls: answer.toolCalls },
     };
   }
-  const error = !answer.ok
-    ? answer.error
-    : answer.toolCalls.length > 0
-      ? `The model still wanted tools after ${LLM_ROUNDS} rounds`
-      : null;
+  const error = !answer.ok ? answer.error : answer.toolCalls.length > 0 ? TOOLS_AFTER_LAST_ROUND : null;
   return {
     kind: 'recorded',
     turn: await recordTurn(ctx, {
       sessionId: turn.sessionId,
-      index: turn.index,
+      updateId: turn.updateId,
       text: turn.text,
       reply: { text: (answer.ok && answer.content?.trim()) || FALLBACK_REPLY },
       route: 'llm',
@@ -498,17 +460,16 @@ async function settleAnswer(
 /**
  * One round of an LLM turn as one step: runs the tool calls of `step` (each validated, with its
  * `tool.called` and `tool.completed` / `tool.failed` events), sends their results to the model, and
- * settles its answer (recorded if final). A retry after a crash runs the round's tools again.
+ * settles its answer (recorded if final). The round is kept (answerTurn resumes from it after a
+ * crash), written before its first tool runs; a retry after a crash runs the round's tools again.
  */
-export async function continueTurn(
+async function continueTurn(
   ctx: CoreContext,
   input: TurnRef & {
     step: ToolRound;
     tools: AgentTool[];
     owner: Owner;
     caller: Caller;
-    /** Keep the round (answerTurn resumes from it), written before its first tool runs. */
-    keepRound?: boolean;
   },
 ): Promise<TurnStep> {
   const { step } = input;
@@ -518,8 +479,8 @@ export async function continueTurn(
   ];
   const actions = [...step.actions];
   // written while the first tool's `tool.called` is (the tool waits for both)
-  const kept = input.keepRound ? keepRound(ctx, input, step) : undefined;
-  kept?.catch(() => undefined); // handled here; awaited below
+  const kept = keepRound(ctx, input, step);
+  kept.catch(() => undefined); // handled here; awaited below
   // each tool's outcome event is written while the next tool (or the model) runs; all are written
   // before the step answers
   const outcomeEvents: Promise<void>[] = [];
@@ -549,8 +510,8 @@ async function keepRound(ctx: CoreContext, turn: TurnRef, step: ToolRound): Prom
   await preparedQuery(
     ctx.orm.em.getConnection().getKnex(),
     'session-keep-round',
-    'insert into session_turn_rounds (session_id, turn_index, round, step, created_at) values (?, ?, ?, ?::jsonb, now()) on conflict do nothing',
-  )([turn.sessionId, turn.index, step.round, JSON.stringify(step)]);
+    'insert into session_turn_rounds (session_id, update_id, round, step, created_at) values (?, ?, ?, ?::jsonb, now()) on conflict do nothing',
+  )([turn.sessionId, turn.updateId, step.round, JSON.stringify(step)]);
 }
 
 /**
@@ -559,29 +520,19 @@ async function keepRound(ctx: CoreContext, turn: TurnRef, step: ToolRound): Prom
  * POST /tools/:id/test runs them; MCP tools through the kept MCP session. Both emit `tool.called`
  * and `tool.completed` / `tool.failed` with the session id.
  */
-export async function runAgentTool(
-  ctx: CoreContext,
-  input: AgentToolInput,
-): Promise<{ action: TurnAction; content: string }> {
-  const { outcomeEvent, ...ran } = await startAgentTool(ctx, input);
-  await outcomeEvent;
-  return ran;
-}
-
 interface AgentToolInput {
   sessionId: string;
   call: ChatToolCall;
   tools: AgentTool[];
-  /** From the plan (histories recorded before it lack them: then read from the session). */
-  owner?: Owner;
-  caller?: Caller;
+  owner: Owner;
+  caller: Caller;
   /** What must be written before the tool runs (the kept round), if anything. */
   before?: Promise<void>;
 }
 
 /**
- * runAgentTool, answering when the tool has: `outcomeEvent` is the write of its outcome event still
- * under way (see startToolWithEvents), for the caller to await before its step ends.
+ * Answers when the tool has: `outcomeEvent` is the write of its outcome event still under way (see
+ * startToolWithEvents), for the caller to await before its step ends.
  */
 async function startAgentTool(
   ctx: CoreContext,
@@ -589,13 +540,7 @@ async function startAgentTool(
 ): Promise<{ action: TurnAction; content: string; outcomeEvent: Promise<void> }> {
   const written = Promise.resolve();
   const em = ctx.orm.em.fork();
-  let owner = input.owner;
-  let caller = input.caller;
-  if (!owner || !caller) {
-    const { session: loaded } = await loadSession(ctx, input.sessionId);
-    owner = ownerOf(loaded);
-    caller = callerOf(loaded);
-  }
+  const { owner, caller } = input;
   const offered = input.tools.find((t) => t.name === input.call.function.name);
   const refused = (
     error: string,
@@ -710,55 +655,66 @@ const toolIdOf = (t: AgentTool) =>
       ? `marketplace/${t.ref.itemId}`
       : `${t.ref.serverId}/${t.ref.toolName}`;
 
+/** A turn as recorded, before the record gives it its index: identified by its Workflow Update. */
+export type TurnEntry = { sessionId: string; updateId: string } & Omit<TurnRecord, 'index'>;
+
 /**
- * Records a turn once, in one statement (a retried activity finds it recorded and answers the stored
- * turn), and counts it on the session.
+ * Records a turn once, in one statement, at the next free index of its session, and counts it on the
+ * session. A retried step finds it recorded (by its update) and answers the stored turn. Two turns
+ * recorded at the same moment cannot take the same index (the primary key refuses the second, which
+ * takes the next one).
  */
-export async function recordTurn(
-  ctx: CoreContext,
-  input: { sessionId: string } & TurnRecord,
-): Promise<TurnRecord> {
+export async function recordTurn(ctx: CoreContext, input: TurnEntry): Promise<TurnRecord> {
   const clears = clearsRounds(input);
   const record = preparedQuery<TurnRow>(
     ctx.orm.em.getConnection().getKnex(),
     clears ? 'session-turn-record-clear' : 'session-turn-record',
     insertTurnSql(clears),
   );
-  const rows = await record(insertTurnValues(input, clears));
-  return turnRecordOfRow(rows[0]);
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await record(insertTurnValues(input, clears));
+    if (row) return turnRecordOfRow(row);
+    if (attempt === 5) throw new Error(`Turn ${input.updateId} of ${input.sessionId} could not be recorded`);
+  }
 }
 
 /** A model's turn (or one that could not finish): the rounds kept while it was in flight (answerTurn) go. */
-const clearsRounds = (turn: TurnRecord) => turn.route === 'llm' || turn.route === 'fallback';
+const clearsRounds = (turn: Pick<TurnRecord, 'route'>) => turn.route === 'llm' || turn.route === 'fallback';
 
 const TURN_COLUMNS = 'session_id, index, text, reply, route, actions, error, latency_ms, created_at';
 
-/** Inserts the turn once, counts it on the session, and answers the turn as stored. */
+/**
+ * Inserts the turn once, at its session's next index, counts it on the session, and answers the turn
+ * as stored; no row when another turn took that index at the same moment (then run it again).
+ */
 const insertTurnSql = (clearsRounds: boolean, before?: string) =>
   `with ${before ? `${before}, ` : ''}inserted as (
-     insert into session_turns (${TURN_COLUMNS})
-     values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, now()) on conflict do nothing returning ${TURN_COLUMNS}
+     insert into session_turns (update_id, ${TURN_COLUMNS})
+     select ?, ?, coalesce(max(index), 0) + 1, ?, ?, ?, ?::jsonb, ?, ?, now() from session_turns where session_id = ?
+     on conflict do nothing returning ${TURN_COLUMNS}
    ), counted as (
-     update sessions set turn_count = greatest(turn_count, ?), updated_at = now() where id = ?
-   )${clearsRounds ? ', cleared as (delete from session_turn_rounds where session_id = ? and turn_index = ?)' : ''}
+     update sessions set turn_count = greatest(turn_count, (select index from inserted)), updated_at = now()
+      where id = ?
+   )${clearsRounds ? ', cleared as (delete from session_turn_rounds where session_id = ? and update_id = ?)' : ''}
    select * from inserted
    union all
-   select ${TURN_COLUMNS} from session_turns where session_id = ? and index = ? and not exists (select 1 from inserted)`;
+   select ${TURN_COLUMNS} from session_turns
+    where session_id = ? and update_id = ? and not exists (select 1 from inserted)`;
 
-const insertTurnValues = (input: { sessionId: string } & TurnRecord, clearsRounds: boolean) => [
+const insertTurnValues = (input: TurnEntry, clearsRounds: boolean) => [
+  input.updateId,
   input.sessionId,
-  input.index,
   input.text,
   input.reply.text,
   input.route,
   JSON.stringify(input.actions),
   input.error,
   input.latencyMs,
-  input.index,
   input.sessionId,
-  ...(clearsRounds ? [input.sessionId, input.index] : []),
   input.sessionId,
-  input.index,
+  ...(clearsRounds ? [input.sessionId, input.updateId] : []),
+  input.sessionId,
+  input.updateId,
 ];
 
 /** A `session_turns` row as the turn statements return it (TURN_COLUMNS), or as `to_jsonb` renders it. */

@@ -79,9 +79,11 @@ export type TurnAction =
 
 /** One exchange: what the caller said and how the agent answered (`index` from 1). */
 export class SessionTurn {
-  [OptionalProps]?: 'error' | 'createdAt';
+  [OptionalProps]?: 'error' | 'createdAt' | 'updateId';
   sessionId!: string;
   index!: number;
+  /** The Workflow Update that took the turn: what identifies it (the index is given when it is recorded). */
+  updateId?: string | null;
   text!: string;
   reply!: string;
   route!: TurnRoute;
@@ -97,6 +99,7 @@ export const SessionTurnSchema = new EntitySchema<SessionTurn>({
   properties: {
     sessionId: { type: 'string', primary: true, length: 40 },
     index: { type: 'integer', primary: true },
+    updateId: { type: 'string', length: 64, nullable: true },
     text: { type: 'text' },
     reply: { type: 'text' },
     route: { type: 'string', length: 16 },

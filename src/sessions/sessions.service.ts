@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Response } from 'express';
+import { endUpdate, turnUpdate } from '../../workflows/messages';
 import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
 import { findOwned } from '../common/owned';
@@ -15,6 +16,7 @@ import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
 import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
 import { turnAnswers } from './turn-answers';
+import { claimTurn, releaseTurn } from './turn-claims';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -134,6 +136,8 @@ function rememberActive(session: Session) {
 /** How long a turn's answer is awaited before the caller is told to look for it later. */
 const TURN_WAIT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 2;
+/** A turn's claim outlives its wait by this much, then lapses (its API process died mid-turn). */
+const TURN_CLAIM_MARGIN_MS = 10_000;
 
 function unavailable(res: Response | undefined, message: string): ApiError {
   res?.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
@@ -164,6 +168,30 @@ function workflowError(error: unknown, session: Session, res?: Response): never 
 }
 
 /**
+ * Sends the turn to the session's workflow as Workflow Update `updateId`, answered by whichever comes
+ * first: the update's result, or the turn's record committed by a step of this process
+ * (src/sessions/turn-answers.ts); both are the same turn.
+ */
+async function sendTurn(ctx: AppContext, id: string, text: string, updateId: string): Promise<TurnRecord> {
+  // the client's connection, not a worker's native one: that one ignores abort signals and retries
+  // while Temporal is down, where a turn must be answered 503 at once
+  const temporal = ctx.temporal;
+  const early = turnAnswers.expect(updateId);
+  try {
+    const update = temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
+      temporal.workflow.getHandle(id).executeUpdate(turnUpdate, { args: [{ text }], updateId }),
+    );
+    // answered early, the update still finishes (with the same record); nothing to tell anyone then
+    update.catch((error) =>
+      ctx.logger.debug({ err: error, sessionId: id, updateId }, 'turn update ended with an error'),
+    );
+    return await Promise.race([update, early.answered]);
+  } finally {
+    early.done();
+  }
+}
+
+/**
  * POST /sessions/:id/turns: the turn goes to the session's workflow as a Workflow Update and is
  * answered once the agent replied. With `audio`, the reply is also spoken in the persona's voice.
  */
@@ -184,30 +212,20 @@ export async function takeTurn(
     if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
     known = rememberActive(session);
   }
-  // the client's connection, not a worker's native one: that one ignores abort signals and retries
-  // while Temporal is down, where a turn must be answered 503 at once
-  const temporal = ctx.temporal;
-  // answered by whichever comes first: the update's result, or the turn's record committed by a step
-  // of this process (src/sessions/turn-answers.ts); both are the same turn
+  // one turn at a time: the update's id is the turn's identity, and its claim on the session
   const updateId = randomUUID();
-  const early = turnAnswers.expect(updateId);
+  const claim = { sessionId: id, claimId: updateId, ttlMs: TURN_WAIT_MS + TURN_CLAIM_MARGIN_MS };
+  if (!(await claimTurn(ctx, claim))) {
+    throw conflict(`Session ${id} is answering another turn; send the next turn once it is answered`);
+  }
   let turn: TurnRecord;
   try {
-    const update = temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
-      temporal.workflow
-        .getHandle(id)
-        .executeUpdate<TurnRecord, [{ text: string }]>('turn', { args: [{ text: input.text }], updateId }),
-    );
-    // answered early, the update still finishes (with the same record); nothing to tell anyone then
-    update.catch((error) =>
-      ctx.logger.debug({ err: error, sessionId: id, updateId }, 'turn update ended with an error'),
-    );
-    turn = await Promise.race([update, early.answered]);
+    turn = await sendTurn(ctx, id, input.text, updateId);
   } catch (error) {
     activeSessions.delete(id);
     workflowError(error, session ?? (await findSession(em, owner, id)), res);
   } finally {
-    early.done();
+    await releaseTurn(ctx, claim);
   }
   if (!input.audio) return turn;
   const persona = await em.findOne(Persona, { id: known.personaId });
@@ -237,7 +255,7 @@ export async function endSession(
   if (session.status === 'active') {
     try {
       await ctx.temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
-        ctx.temporal.workflow.getHandle(id).executeUpdate('end'),
+        ctx.temporal.workflow.getHandle(id).executeUpdate(endUpdate),
       );
     } catch (error) {
       if (error instanceof WorkflowNotFoundError && !session.workflowStartedAt) {

@@ -1,7 +1,7 @@
 import type { Environment } from '../common/owner';
 import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../events/outbox';
-import { startExecutionWorkflow } from './execution-start';
 import type { RunVoiceWorkflowInput } from './execution-types';
+import { startExecutionWorkflow } from './execution-workflows';
 
 /** An execution the API has not started after this long is started here (the API crashed or Temporal was down). */
 const EXECUTION_START_GRACE_SECONDS = 10;

@@ -16,18 +16,10 @@ export const SCENARIOS = {
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
-  /** Recorded before the voice-command-inline patch: the voice command runs as a child workflow. */
+  /** A speak-only command, a command with a tool step (run in the workflow), a fallback, the end. */
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
-  'voice-session-inline-command-fallback-end': 'voiceSessionWorkflow',
-  /**
-   * Recorded before the turn-in-one-step patch, with a model: a command and an answer recorded while
-   * planning, a tool round (continueTurn).
-   */
-  'voice-session-planned-turns': 'voiceSessionWorkflow',
-  /** With the turn-in-one-step patch: the same conversation, each turn one step (answerTurn). */
-  'voice-session-one-step-turns': 'voiceSessionWorkflow',
-  /** With the idle-timer-per-period patch: turns start no timer of their own. */
-  'voice-session-idle-timer-per-period': 'voiceSessionWorkflow',
+  /** With a model: a command, an answer, a tool round, each turn one step (answerTurn); the end. */
+  'voice-session-model-turns': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',

@@ -3,7 +3,8 @@
  *
  * Only for a change that is meant to be incompatible AND whose old histories can no longer exist in
  * production (every run of the old code has finished and no one will replay it). Otherwise version
- * the change with patched() / deprecatePatch() and keep the old histories (README, "Replay tests").
+ * the change with patched() / deprecatePatch() and keep the old histories (docs/architecture.md,
+ * "Changing a running workflow").
  *
  * Starts what the scenarios need, like the test global setup does: a Temporal dev server on free
  * ports, an isolated PostgreSQL database, a test app with a real worker, a real MCP server and a
@@ -291,9 +292,37 @@ async function main(): Promise<void> {
       app.ctx.temporal.workflow.getHandle(restoring.removalId),
     );
 
-    // a voice session: a turn that runs a voice command (inside the session's workflow since the
-    // voice-command-inline patch; voice-session-command-fallback-end.json, recorded before it, has the
-    // child workflow), one the agent answers with the commands it knows (no LLM here), then the end
+    // a voice session (no LLM here): a speak-only voice command (answered in the turn's step), a
+    // command with a tool step (run step by step in the session's workflow), a turn the agent answers
+    // with the commands it knows, then the end
+    const testServer = await api(
+      'POST',
+      '/mcp-servers',
+      { name: 'orders', transport: 'http', endpoint: mcp.url },
+      dev.testKey,
+      [201],
+    );
+    await api(
+      'POST',
+      '/workflows',
+      {
+        name: 'Order status',
+        trigger: { type: 'voice_command', config: { command: 'check order status' } },
+        nodes: [
+          { id: 'start', type: 'start' },
+          {
+            id: 'lookup',
+            type: 'mcp_call',
+            config: { serverId: testServer.id, toolName: 'lookup_order', arguments: { orderId: 'B-7' } },
+          },
+          { id: 'say', type: 'speak', config: { text: 'Order {{lookup.result.orderId}} is shipped.' } },
+          { id: 'end', type: 'end' },
+        ],
+        edges: chain('start', 'lookup', 'say', 'end'),
+      },
+      dev.testKey,
+      [201],
+    );
     await api(
       'POST',
       '/workflows',
@@ -327,6 +356,13 @@ async function main(): Promise<void> {
       dev.testKey,
       [200],
     );
+    const order = await api(
+      'POST',
+      `/sessions/${session.id}/turns`,
+      { text: 'Check order status please' },
+      dev.testKey,
+      [200],
+    );
     const other = await api(
       'POST',
       `/sessions/${session.id}/turns`,
@@ -334,37 +370,20 @@ async function main(): Promise<void> {
       dev.testKey,
       [200],
     );
-    if (hours.route !== 'workflow' || other.route !== 'fallback') {
-      throw new Error(`session: ${JSON.stringify([hours, other])}`);
+    if (
+      hours.route !== 'workflow' ||
+      order.actions[0]?.status !== 'completed' ||
+      other.route !== 'fallback'
+    ) {
+      throw new Error(`session: ${JSON.stringify([hours, order, other])}`);
     }
     await api('POST', `/sessions/${session.id}/end`, undefined, dev.testKey, [200]);
-    await record(
-      'voice-session-inline-command-fallback-end',
-      app.ctx.temporal.workflow.getHandle(session.id),
-    );
-
-    // the same conversation once the idle timer runs once per idle period (not restarted every turn)
-    const periodSession = await api(
-      'POST',
-      '/sessions',
-      { personaId: sessionPersona.id, userId: 'caller' },
-      dev.testKey,
-      [201],
-    );
-    for (const text of ['What are your opening hours?', 'tell me a joke']) {
-      await api('POST', `/sessions/${periodSession.id}/turns`, { text }, dev.testKey, [200]);
-    }
-    await api('POST', `/sessions/${periodSession.id}/end`, undefined, dev.testKey, [200]);
-    await record(
-      'voice-session-idle-timer-per-period',
-      app.ctx.temporal.workflow.getHandle(periodSession.id),
-    );
+    await record('voice-session-command-fallback-end', app.ctx.temporal.workflow.getHandle(session.id));
 
     // a voice session with a model (the LLM double), served by an app and worker of their own on
     // another task queue (LLM_BASE_URL set): each turn is one step (answerTurn), the speak-only
     // command, an answer without a tool, and a question about an order that makes the model call the
-    // MCP tool and answer from its result; then the end. (voice-session-planned-turns.json, recorded
-    // before the turn-in-one-step patch, planned each turn and ran the tool round as a step of its own.)
+    // MCP tool and answer from its result; then the end.
     const llm = await startLlmDouble();
     stops.push(() => llm.close());
     llm.script(orderDeskModel('Hello! How can I help?'));
@@ -396,10 +415,10 @@ async function main(): Promise<void> {
       turns[2].reply.text !== 'Your order is shipped.' ||
       turns[2].actions[0]?.success !== true
     ) {
-      throw new Error(`planned session: ${JSON.stringify(turns)}`);
+      throw new Error(`model session: ${JSON.stringify(turns)}`);
     }
     await llmApi('POST', `/sessions/${planned.id}/end`);
-    await record('voice-session-one-step-turns', llmApp.ctx.temporal.workflow.getHandle(planned.id));
+    await record('voice-session-model-turns', llmApp.ctx.temporal.workflow.getHandle(planned.id));
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }

@@ -12,6 +12,7 @@ import { Migration20261124200000ActivityMetrics } from './Migration2026112420000
 import { Migration20261124300000ActivityUserCounts } from './Migration20261124300000ActivityUserCounts';
 import { Migration20261125000000ActivityUserMetrics } from './Migration20261125000000ActivityUserMetrics';
 import { Migration20261125100000SessionTurnRounds } from './Migration20261125100000SessionTurnRounds';
+import { Migration20261125200000TurnIdentity } from './Migration20261125200000TurnIdentity';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124300000ActivityUserCounts', class: Migration20261124300000ActivityUserCounts },
   { name: 'Migration20261125000000ActivityUserMetrics', class: Migration20261125000000ActivityUserMetrics },
   { name: 'Migration20261125100000SessionTurnRounds', class: Migration20261125100000SessionTurnRounds },
+  { name: 'Migration20261125200000TurnIdentity', class: Migration20261125200000TurnIdentity },
 ];

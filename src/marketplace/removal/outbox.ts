@@ -1,5 +1,5 @@
 import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../../events/outbox';
-import { startRemovalWorkflow } from './removal.service';
+import { startRemovalWorkflow } from './removal-workflows';
 
 /** A removal the API has not started after this long is started here (the API crashed or Temporal was down). */
 const REMOVAL_START_GRACE_SECONDS = 5;

@@ -19,3 +19,9 @@ export interface RemovalOutcome {
 
 /** The removal workflow's type, for starting one by name. */
 export type RemovalWorkflow = (input: RemovalWorkflowInput) => Promise<RemovalOutcome>;
+
+/** What the removal workflow's `state` query answers: `waiting` until the grace period ends. */
+export interface RemovalWorkflowState {
+  status: 'waiting' | 'removed' | 'restored';
+  removesAt: string;
+}

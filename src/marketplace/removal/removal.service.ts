@@ -1,16 +1,17 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { restoreItemSignal } from '../../../workflows/messages';
 import type { AppContext, CoreContext } from '../../app/context';
 import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
 import type { Config } from '../../config/env';
 import { conflict } from '../../http/errors';
 import { Review } from '../../reviews/review.entity';
-import { AccountIdKey } from '../../temporal/search-attributes';
 import { MarketplaceInstallation } from '../installations/installation.entity';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { findPublisherItem } from '../items/items';
 import { MarketplaceRemoval, removalId } from './removal.entity';
-import type { RemovalOutcome, RemovalWorkflow, RemovalWorkflowInput } from './removal-types';
+import type { RemovalOutcome } from './removal-types';
+import { startRemovalWorkflow } from './removal-workflows';
 
 type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
 
@@ -18,31 +19,6 @@ type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
 export function removalGraceMs(config: Pick<Config, 'marketplace'>): number {
   const { removalGraceSeconds, removalGraceDays } = config.marketplace;
   return removalGraceSeconds !== undefined ? removalGraceSeconds * 1000 : removalGraceDays * 86_400_000;
-}
-
-/** Starts a removal's workflow (workflow id = removal id, so a repeated start is harmless). */
-export async function startRemovalWorkflow(
-  temporal: Client,
-  config: Config,
-  r: { id: string; itemId: string; publisherId: string; removesAt: Date },
-) {
-  const input: RemovalWorkflowInput = {
-    removalId: r.id,
-    itemId: r.itemId,
-    removesAt: r.removesAt.toISOString(),
-  };
-  try {
-    return await temporal.workflow.start<RemovalWorkflow>('removeMarketplaceItemWorkflow', {
-      workflowId: r.id,
-      taskQueue: config.temporal.taskQueue,
-      args: [input],
-      typedSearchAttributes: [{ key: AccountIdKey, value: r.publisherId }],
-      memo: { removesAt: input.removesAt, itemId: r.itemId },
-    });
-  } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return temporal.workflow.getHandle(r.id);
-    throw error;
-  }
 }
 
 async function startCommittedRemoval(ctx: Ctx, em: EntityManager, removal: MarketplaceRemoval) {
@@ -130,7 +106,7 @@ export async function restoreItem(ctx: Ctx, em: EntityManager, auth: PublisherAu
     return { item, restored };
   });
   try {
-    await ctx.temporal.workflow.getHandle(restored).signal('restore');
+    await ctx.temporal.workflow.getHandle(restored).signal(restoreItemSignal);
   } catch (error) {
     // the timer finds the removal restored when it fires
     if (!(error instanceof WorkflowNotFoundError)) {

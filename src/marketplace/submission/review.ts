@@ -1,5 +1,6 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { decideReviewUpdate } from '../../../workflows/messages';
 import type { AppContext } from '../../app/context';
 import { ApiError, conflict, notFound } from '../../http/errors';
 import { Review } from '../../reviews/review.entity';
@@ -170,7 +171,7 @@ async function decideOnce(ctx: Ctx, id: string, decision: OperatorDecision): Pro
     try {
       return await ctx.temporal.workflow
         .getHandle(id)
-        .executeUpdate<ReviewOutcome, [OperatorDecision]>('decide', { args: [decision] });
+        .executeUpdate(decideReviewUpdate, { args: [decision] });
     } catch (error) {
       const settling =
         error instanceof WorkflowUpdateFailedError &&

@@ -1,0 +1,33 @@
+import type { CoreContext } from '../app/context';
+import { preparedQuery } from '../db/prepared';
+
+/**
+ * A session answers one turn at a time (docs/sessions.md "Concurrent turns"). Before a turn goes to
+ * the session's workflow, the API claims the session in PostgreSQL, so every API instance sees the
+ * claim; a turn that finds the session claimed is refused (409) without reaching Temporal. The claim
+ * goes when the turn is answered, or expires after `ttlMs` if its API process died mid-turn.
+ */
+export async function claimTurn(
+  ctx: CoreContext,
+  claim: { sessionId: string; claimId: string; ttlMs: number },
+): Promise<boolean> {
+  const rows = await preparedQuery<{ claim_id: string }>(
+    ctx.orm.em.getConnection().getKnex(),
+    'session-turn-claim',
+    `insert into session_turn_claims (session_id, claim_id, expires_at)
+     values (?, ?, now() + make_interval(secs => ?))
+     on conflict (session_id) do update set claim_id = excluded.claim_id, expires_at = excluded.expires_at
+      where session_turn_claims.expires_at < now()
+     returning claim_id`,
+  )([claim.sessionId, claim.claimId, claim.ttlMs / 1000]);
+  return rows.length === 1;
+}
+
+/** Lets the session's next turn in (only the claim's own holder releases it). */
+export async function releaseTurn(ctx: CoreContext, claim: { sessionId: string; claimId: string }) {
+  await preparedQuery(
+    ctx.orm.em.getConnection().getKnex(),
+    'session-turn-release',
+    'delete from session_turn_claims where session_id = ? and claim_id = ?',
+  )([claim.sessionId, claim.claimId]);
+}
