@@ -2,7 +2,7 @@
  * Import rules, checked by `npm run lint` (dependency-cruiser).
  *
  * - no-circular: no import cycles anywhere, type-only imports included (tsPreCompilationDeps).
- * - context-imports-no-area: src/app/context.ts imports platform layers only, never an area.
+ * - context-imports-no-area: src/common/context.ts imports platform layers only, never an area.
  * - workflows-only-pure: Temporal workflow code runs in the deterministic workflow sandbox. Files in
  *   workflows/, and the pure modules they use, may import only @temporalio/workflow, each other and
  *   the allow-list below; type-only imports (erased at compile time) are always allowed. This is
@@ -19,6 +19,44 @@ const PURE_MODULES = [
   '^src/sessions/turn-rules[.]ts$',
   '^src/temporal/search-attributes[.]ts$',
 ];
+
+/** Platform folders: the layers every area builds on. They know no area (the registries live in src/app/). */
+const PLATFORM = [
+  'http',
+  'db',
+  'events',
+  'temporal',
+  'outbound',
+  'config',
+  'logging',
+  'crypto',
+  'ratelimit',
+  'common',
+  'auth',
+];
+/** Area folders: one resource area each. Another area reaches one only through its index.ts. */
+const AREAS = [
+  'accounts',
+  'activity-log',
+  'admin',
+  'analytics',
+  'console-web',
+  'docs',
+  'health',
+  'keys',
+  'marketplace',
+  'mcp',
+  'oauth',
+  'personas',
+  'reviews',
+  'secrets',
+  'sessions',
+  'tools',
+  'voice-workflows',
+  'voices',
+  'webhooks',
+];
+const folders = (names) => `^src/(${names.join('|')})/`;
 
 /** Packages workflow code may import (besides @temporalio/workflow). */
 const PURE_PACKAGES = ['^node_modules/@temporalio/(workflow|common)/', '^node_modules/jsep/'];
@@ -51,9 +89,31 @@ module.exports = {
       comment:
         'The application context is built from platform layers only; an area that needs something in it ' +
         'declares the interface in src/common (as McpConnections and Speech are).',
-      from: { path: '^src/app/context[.]ts$' },
+      from: { path: '^src/common/context[.]ts$' },
       to: {
         pathNot: ['^src/(common|config|logging|db|crypto|auth|ratelimit)/', '^node_modules/'],
+      },
+    },
+    {
+      name: 'platform-imports-no-area',
+      severity: 'error',
+      comment:
+        'Platform folders are the layers areas build on: they import no area. What must know every area ' +
+        "(the entity list, the outbox handlers, the worker's activities and workflows) lives in src/app/.",
+      from: { path: folders(PLATFORM) },
+      to: { path: [folders(AREAS), '^src/(app|bin)/', '^workflows/', '^activities/'] },
+    },
+    {
+      name: 'area-imports-area-through-index',
+      severity: 'error',
+      comment:
+        "An area reaches another area only through that area's index.ts (its public face), never a file " +
+        'inside it. The pure modules workflow code may import are the exception: workflow code cannot load ' +
+        'an index that reaches I/O, so they are imported as they are.',
+      from: { path: `^src/(${AREAS.join('|')})/` },
+      to: {
+        path: folders(AREAS),
+        pathNot: ['^src/$1/', '^src/[^/]+/index[.]ts$', ...PURE_MODULES],
       },
     },
     {

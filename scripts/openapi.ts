@@ -5,11 +5,13 @@
  *
  *   tsx scripts/openapi.ts [out.json]   (default web/openapi.json)
  */
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createApp } from '../src/app/app';
-import type { AppContext } from '../src/app/context';
+import { entities } from '../src/app/entities';
+import type { AppContext } from '../src/common/context';
 import { loadConfig } from '../src/config/env';
 import { ormOptions } from '../src/db/orm';
 import { createLogger } from '../src/logging/logger';
@@ -29,7 +31,7 @@ export async function openApiDocument(): Promise<unknown> {
   // NODE_ENV=test: the voice routes leave their speech threads unstarted
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '.data' });
   const orm = await MikroORM.init({
-    ...ormOptions('postgres://127.0.0.1:1/openapi-export', 1),
+    ...ormOptions('postgres://127.0.0.1:1/openapi-export', 1, entities),
     connect: false,
   });
   try {

@@ -55,7 +55,7 @@ describe('event dispatcher passes', () => {
     const dispatcher = new EventDispatcher({
       knex,
       temporal: {} as TemporalClient,
-      config: {} as Config, // used by the default handlers only
+      config: {} as Config,
       logger: createLogger('silent'),
       listenUrl: db.url,
       handlers: [writer, recovery],

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { hashApiKey } from '../src/keys/key-material';
+import { hashApiKey } from '../src/auth/key-material';
 import { ALL_SCOPES } from '../src/keys/scopes';
 import { TEST_ENV } from './support/env';
 import { call, type Developer, type TestApp, withAppAndDeveloper } from './support/test-app';

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { entities } from '../src/app/entities';
 import { migrationsList } from '../src/db/migrations';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../src/db/orm';
 import { createLogger } from '../src/logging/logger';
@@ -19,7 +20,7 @@ describe('migrations', () => {
   it('creates the database and migrates from empty, once, even with concurrent starts', async () => {
     await ensureDatabaseExists(url, logger);
     await ensureDatabaseExists(url, logger); // idempotent
-    const orms = await Promise.all([1, 2, 3].map(() => initOrm({ url, poolMax: 2 })));
+    const orms = await Promise.all([1, 2, 3].map(() => initOrm({ url, poolMax: 2, entities })));
     try {
       const applied = await Promise.all(orms.map((orm) => runMigrations(orm, logger)));
       expect(applied.flat()).toEqual(migrationsList.map((m) => m.name));

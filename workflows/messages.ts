@@ -8,7 +8,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RemovalWorkflowState } from '../src/marketplace/removal/removal-types';
 import type { OperatorDecision, ReviewOutcome, ReviewState } from '../src/reviews/review-types';
-import type { TurnRecord } from '../src/sessions/agent-turn';
+import type { TurnRecord } from '../src/sessions/turn-types';
 import type { StepRecord } from '../src/voice-workflows/interpreter';
 
 // --- voice sessions (workflows/voice-session.ts)

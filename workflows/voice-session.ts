@@ -9,7 +9,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { TurnRecord } from '../src/sessions/agent-turn';
 import type { TurnAction } from '../src/sessions/session.entity';
 import {
   commandDoneReply,
@@ -18,6 +17,7 @@ import {
   FALLBACK_REPLY,
   unfinishedTurnError,
 } from '../src/sessions/turn-rules';
+import type { TurnRecord } from '../src/sessions/turn-types';
 import type { RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
 import { endUpdate, type SessionEnd, sessionStateQuery, turnUpdate } from './messages';
 import { executeVoiceGraph } from './voice-graph';

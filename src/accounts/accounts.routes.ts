@@ -1,6 +1,6 @@
-import type { ConsoleAuth } from '../auth/console-auth';
 import type { ApiRoot } from '../http/api-router';
 import { MeSchema } from './accounts.schemas';
+import type { ConsoleAuth } from './console-auth';
 
 export function mountAccountRoutes(console: ApiRoot<ConsoleAuth>): void {
   console.route({

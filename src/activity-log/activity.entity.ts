@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
 
 /**
  * A logged activity (`act_…`): a custom event or metric of an account and environment, with a

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { setAccountPlan } from '../accounts/accounts.service';
-import type { AppContext } from '../app/context';
+import { setAccountPlan } from '../accounts';
 import type { AdminAuth } from '../auth/admin-auth';
+import type { AppContext } from '../common/context';
 import { PLANS } from '../config/env';
 import type { ApiRoot } from '../http/api-router';
 import { timestamp } from '../http/envelope';

@@ -1,66 +1,20 @@
 import { RequestContext } from '@mikro-orm/postgresql';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { mountAccountRoutes } from '../accounts/accounts.routes';
-import { mountActivityRoutes } from '../activity-log/activities.routes';
-import { mountAdminRoutes } from '../admin/admin.routes';
-import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
-import { observeApiCalls } from '../analytics/observe';
-import { type AdminAuth, adminAuthenticator } from '../auth/admin-auth';
-import { type ConsoleAuth, consoleAuthenticator } from '../auth/console-auth';
-import {
-  authenticateMarketplacePublisher,
-  authenticateMarketplaceUser,
-  type MarketplacePublisher,
-  type MarketplaceUser,
-} from '../auth/marketplace-auth';
-import { type PlatformAuth, platformAuthenticator, requireScope } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import { newId } from '../common/ids';
 import { mountConsole } from '../console-web/serve';
 import { mountDocs } from '../docs/docs.routes';
-import { mountEventRoutes } from '../events/events.routes';
 import { mountHealth } from '../health/health.routes';
-import { ApiRoot } from '../http/api-router';
 import { ApiError, validationFailed } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
 import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
-import { mountKeyRoutes } from '../keys/keys.routes';
-import { mountMarketplaceRoutes } from '../marketplace';
-import { mountMcpServerRoutes } from '../mcp/mcp.routes';
-import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
-import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
-import { mountReviewRoutes } from '../reviews/reviews.routes';
-import { mountSecretRoutes } from '../secrets/secrets.routes';
-import { mountSessionRoutes } from '../sessions/sessions.routes';
-import { mountToolRoutes } from '../tools/tools.routes';
-import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
-import { mountVoiceRoutes } from '../voices/voices.routes';
-import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
-import type { AppContext } from './context';
-
-export const API_ROOTS = {
-  platform: '/api/v2/developers',
-  console: '/api/v1/developers',
-  marketplace: '/api/marketplace',
-  admin: '/api/admin',
-} as const;
-
-/** The API roots, so feature modules can add routes to them. */
-export interface ApiRoots {
-  platform: ApiRoot<PlatformAuth>;
-  /** Platform routes without an API key (the OAuth redirect target), limited per address. */
-  platformPublic: ApiRoot<null>;
-  console: ApiRoot<ConsoleAuth>;
-  marketplaceUser: ApiRoot<MarketplaceUser>;
-  marketplacePublisher: ApiRoot<MarketplacePublisher>;
-  /** Marketplace routes without identity headers (browse). */
-  marketplacePublic: ApiRoot<null>;
-  admin: ApiRoot<AdminAuth>;
-}
+import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
+import { mountAreaRoutes } from './routes';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** One Express app serving every API root of DESIGN.md, plus health, OpenAPI and docs. */
+/** One Express app serving every API root (docs/api-contract.md "API roots and credentials"), plus health, OpenAPI and docs. */
 export function createApp(ctx: AppContext): { app: Express; registry: OpenApiRegistry; roots: ApiRoots } {
   const app = express();
   const registry = new OpenApiRegistry();
@@ -120,105 +74,8 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
   mountDocs(app, registry, { temporalUiUrl: ctx.temporalUiUrl });
   mountConsole(app, ctx);
 
-  const limitAnonymous = (req: Request, res: Response) =>
-    ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
-  const roots: ApiRoots = {
-    platform: new ApiRoot<PlatformAuth>(
-      {
-        basePath: API_ROOTS.platform,
-        name: 'Platform API v2',
-        security: 'apiKey',
-        authenticate: platformAuthenticator(ctx),
-        limit: (_req, res, auth, rateClass) =>
-          ctx.rateLimits.consume(res, `${auth.accountId}:${auth.environment}`, auth.plan, rateClass),
-        limitAnonymous,
-        authorize: requireScope,
-        observe: observeApiCalls(ctx.apiCalls),
-      },
-      registry,
-    ),
-    platformPublic: new ApiRoot<null>(
-      {
-        basePath: API_ROOTS.platform,
-        name: 'Platform API v2',
-        authenticate: () => null,
-        limit: (req, res) => ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown'),
-      },
-      registry,
-    ),
-    console: new ApiRoot<ConsoleAuth>(
-      {
-        basePath: API_ROOTS.console,
-        name: 'Console API v1',
-        security: 'idToken',
-        authenticate: consoleAuthenticator(ctx),
-        limit: (_req, res, auth, rateClass) =>
-          ctx.rateLimits.consume(res, `${auth.account.id}:console`, auth.account.plan, rateClass),
-        limitAnonymous,
-      },
-      registry,
-    ),
-    marketplaceUser: new ApiRoot<MarketplaceUser>(
-      {
-        basePath: API_ROOTS.marketplace,
-        name: 'Marketplace API',
-        tag: 'Marketplace',
-        security: 'marketplaceUser',
-        authenticate: authenticateMarketplaceUser,
-      },
-      registry,
-    ),
-    marketplacePublisher: new ApiRoot<MarketplacePublisher>(
-      {
-        basePath: API_ROOTS.marketplace,
-        name: 'Marketplace API',
-        tag: 'Marketplace',
-        security: 'marketplacePublisher',
-        authenticate: authenticateMarketplacePublisher,
-      },
-      registry,
-    ),
-    marketplacePublic: new ApiRoot<null>(
-      {
-        basePath: API_ROOTS.marketplace,
-        name: 'Marketplace API',
-        tag: 'Marketplace',
-        authenticate: () => null,
-      },
-      registry,
-    ),
-    admin: new ApiRoot<AdminAuth>(
-      {
-        basePath: API_ROOTS.admin,
-        name: 'Operator API',
-        tag: 'Operators',
-        security: 'adminToken',
-        authenticate: adminAuthenticator(ctx.config.adminToken),
-        limitAnonymous,
-      },
-      registry,
-    ),
-  };
-
-  mountAccountRoutes(roots.console);
-  mountKeyRoutes(roots.console, ctx);
-  mountVoiceRoutes(roots.console, ctx);
-  mountPersonaRoutes(roots.console, ctx);
-  mountAnalyticsRoutes(roots.console, ctx);
-  mountSecretRoutes(roots.platform, ctx);
-  mountWebhookRoutes(roots.platform, ctx);
-  mountEventRoutes(roots.platform, ctx);
-  mountOAuthRoutes(roots.platform, ctx);
-  mountOAuthCallback(roots.platformPublic, ctx);
-  mountMcpServerRoutes(roots.platform, ctx);
-  mountToolRoutes(roots.platform, ctx);
-  mountWorkflowRoutes(roots.platform, ctx);
-  mountSessionRoutes(roots.platform, ctx);
-  mountActivityRoutes(roots.platform, ctx);
-  mountAdminRoutes(roots.admin, ctx);
-  mountReviewRoutes(roots.admin, ctx);
-  mountPersonaReviewRoutes(roots.admin, ctx);
-  mountMarketplaceRoutes(roots, ctx);
+  const roots = createApiRoots(ctx, registry);
+  mountAreaRoutes(roots, ctx);
 
   app.use(API_ROOTS.platform, roots.platformPublic.router, roots.platform.router);
   app.use(API_ROOTS.console, roots.console.router);
@@ -242,7 +99,7 @@ interface BodyParserError extends Error {
   status?: number;
 }
 
-/** Every error leaves as the DESIGN.md error body; a 500 is logged with its stack and never shows it. */
+/** Every error leaves as the error body of docs/api-contract.md "Errors"; a 500 is logged with its stack and never shows it. */
 function errorHandler(ctx: AppContext) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     let apiError: ApiError;

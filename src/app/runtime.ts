@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
 import { PostgresApiCallRecorder } from '../analytics/recorder';
 import { createIdTokenVerifier } from '../auth/id-token';
+import type { AppContext } from '../common/context';
 import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
 import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
@@ -20,7 +21,9 @@ import { ensureHousekeepingSchedule } from '../temporal/schedules';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { createWorker } from '../temporal/worker';
 import { SpeechSynthesizer } from '../voices/speech';
-import type { AppContext } from './context';
+import { entities } from './entities';
+import { createOutboxHandlers } from './outbox-handlers';
+import { workerRegistry } from './worker-registry';
 
 /** Where the service's dependencies are, once found or started. */
 export interface Dependencies {
@@ -104,7 +107,7 @@ export async function buildContext(
   deps: Pick<Dependencies, 'databaseUrl' | 'poolMax' | 'temporalAddress' | 'temporalUiUrl'>,
   opts: { migrate: boolean; registerSearchAttributes: boolean },
 ): Promise<AppContext & { close(): Promise<void> }> {
-  const orm = await initOrm({ url: deps.databaseUrl, poolMax: deps.poolMax });
+  const orm = await initOrm({ url: deps.databaseUrl, poolMax: deps.poolMax, entities });
   try {
     if (opts.migrate) await runMigrations(orm, logger, { lock: deps.poolMax > 1 });
     const temporal = await connectTemporalClient({
@@ -172,13 +175,15 @@ export async function startWorker(
   opts: { listen?: boolean; dispatch?: boolean } = {},
 ) {
   const { worker, connection } = await createWorker({
-    deps: {
+    registry: workerRegistry({
       config: ctx.config,
       logger: ctx.logger,
       orm: ctx.orm,
       encryptor: ctx.encryptor,
       mcpConnections: ctx.mcpConnections,
-    },
+    }),
+    logger: ctx.logger,
+    stackTraces: ctx.config.temporal.stackTraces,
     address: temporalAddress,
     namespace: ctx.config.temporal.namespace,
     taskQueue: ctx.config.temporal.taskQueue,
@@ -186,12 +191,16 @@ export async function startWorker(
   const running = worker.run();
   // this process's API (if any) starts executions eagerly on this worker
   ctx.temporalEager = new Client({ connection, namespace: ctx.config.temporal.namespace });
-  const dispatcher = new EventDispatcher({
+  const outbox = {
     knex: ctx.orm.em.getConnection().getKnex(),
     temporal: ctx.temporal,
     config: ctx.config,
     logger: ctx.logger,
+  };
+  const dispatcher = new EventDispatcher({
+    ...outbox,
     listenUrl: opts.listen === false ? undefined : ctx.orm.config.get('clientUrl'),
+    handlers: createOutboxHandlers(outbox),
   });
   if (opts.dispatch !== false) dispatcher.start();
   await ensureHousekeepingSchedule(ctx.temporal, ctx.config.temporal.taskQueue, ctx.logger);

@@ -1,11 +1,11 @@
 import type { Request } from 'express';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import type { Environment } from '../common/owner';
 import type { Plan } from '../config/env';
 import { preparedStatement } from '../db/prepared';
 import { forbidden, unauthorized } from '../http/errors';
-import { API_KEY_PATTERN, hashApiKey } from '../keys/key-material';
 import { bearerToken } from './bearer';
+import { API_KEY_PATTERN, hashApiKey } from './key-material';
 
 /** The caller of a platform v2 request: an account in one environment, through one key. */
 export interface PlatformAuth {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { AppContext } from '../app/context';
 import { signDevToken } from '../auth/dev-idp';
+import type { AppContext } from '../common/context';
 import { ApiError } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 

@@ -2,7 +2,6 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, type Options, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import type { Logger } from '../logging/logger';
-import { entities } from './entities';
 import { migrationsList } from './migrations';
 
 export type Orm = MikroORM;
@@ -10,7 +9,10 @@ export type Orm = MikroORM;
 /** Arbitrary but fixed: serialises migrations when several processes start at once. */
 const MIGRATION_LOCK_ID = 72_337_001;
 
-export function ormOptions(url: string, poolMax: number): Options {
+/** The service's entities: the registry at the composition root (src/app/entities.ts) passes them in. */
+export type Entities = NonNullable<Options['entities']>;
+
+export function ormOptions(url: string, poolMax: number, entities: Entities): Options {
   return {
     driver: PostgreSqlDriver,
     clientUrl: url,
@@ -54,8 +56,8 @@ export async function ensureDatabaseExists(url: string, logger: Logger): Promise
   }
 }
 
-export async function initOrm(opts: { url: string; poolMax: number }): Promise<Orm> {
-  return MikroORM.init(ormOptions(opts.url, opts.poolMax));
+export async function initOrm(opts: { url: string; poolMax: number; entities: Entities }): Promise<Orm> {
+  return MikroORM.init(ormOptions(opts.url, opts.poolMax, opts.entities));
 }
 
 /**

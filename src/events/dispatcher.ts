@@ -4,7 +4,6 @@ import { Client as PgClient } from 'pg';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { OUTBOX_BATCH as BATCH, type ClaimedStart, type OutboxHandler } from './outbox';
-import { createOutboxHandlers } from './outbox-handlers';
 
 /** Polling interval when LISTEN/NOTIFY is available (a safety net) and when it is not. */
 const POLL_WITH_NOTIFY_MS = 2_000;
@@ -51,11 +50,11 @@ export class EventDispatcher {
       logger: Logger;
       /** Connection string for LISTEN; omitted where only one connection is allowed (PGlite). */
       listenUrl?: string;
-      /** Defaults to every area's handler (createOutboxHandlers). */
-      handlers?: OutboxHandler[];
+      /** Every area's handler, in the order they run (the registry: src/app/outbox-handlers.ts). */
+      handlers: OutboxHandler[];
     },
   ) {
-    this.handlers = deps.handlers ?? createOutboxHandlers(deps);
+    this.handlers = deps.handlers;
   }
 
   start(): void {

@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties } from '../db/entity-properties';
 
 /**
  * An event (`evt_…`) and its outbox entry in one row: written in the same transaction as the change

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import type { systemPingWorkflow } from '../../workflows';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import { newId } from '../common/ids';
 
 const CHECK_TIMEOUT_MS = 3000;

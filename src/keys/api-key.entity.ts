@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownerAccountProperty } from '../db/entity-properties';
 
 /** An API key record (`key_…`). Only the SHA-256 of the key is kept; the key itself is shown once. */
 export class ApiKey {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { generateApiKey } from '../auth/key-material';
 import { notFound } from '../http/errors';
 import { ApiKey } from './api-key.entity';
-import { generateApiKey } from './key-material';
 import type { CreateKeyInput } from './keys.schemas';
 import { ALL_SCOPES } from './scopes';
 

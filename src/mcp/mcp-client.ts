@@ -7,14 +7,13 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
-import type { CoreContext } from '../app/context';
+import type { CoreContext } from '../common/context';
 import type { PooledConnection } from '../common/mcp-connections';
 import type { Owner } from '../common/owner';
-import { accessTokenFor } from '../oauth/tokens.service';
+import { accessTokenFor } from '../oauth';
 import { guardedFetch } from '../outbound/fetch';
 import { OutboundError } from '../outbound/http';
-import { resolveSecrets } from '../secrets/secrets.service';
-import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
+import { renderSecretHeaders, resolveSecrets, scrubSecrets, secretNamesIn } from '../secrets';
 import { type McpServer, mcpHeadersAad } from './mcp-server.entity';
 
 export const MCP_TIMEOUT_MS = 15_000;

@@ -1,14 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import { enforcePlanLimit, findOwned, listOwned, type Page } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';
 import { ApiError, validationFailed } from '../http/errors';
-import { oauthTokenProblem } from '../oauth/tokens.service';
+import { oauthTokenProblem } from '../oauth';
 import { urlProblems } from '../outbound/http';
-import { resolveSecrets } from '../secrets/secrets.service';
-import { secretNamesIn } from '../secrets/templates';
+import { resolveSecrets, secretNamesIn } from '../secrets';
 import type { CreateMcpServerInput, UpdateMcpServerInput } from './mcp.schemas';
 import { McpError, withMcpClient } from './mcp-client';
 import { type DiscoveredTool, McpServer, mcpHeadersAad } from './mcp-server.entity';

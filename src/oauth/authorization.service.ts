@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { generators, type TokenSet } from 'openid-client';
-import type { AppContext, CoreContext } from '../app/context';
+import type { AppContext, CoreContext } from '../common/context';
 import type { Owner } from '../common/owner';
 import { ApiError } from '../http/errors';
 import { OAuthAuthorization, OAuthProvider, OAuthToken } from './oauth.entity';

@@ -1,5 +1,5 @@
 import { type BaseClient, custom, Issuer } from 'openid-client';
-import type { CoreContext } from '../app/context';
+import type { CoreContext } from '../common/context';
 import { ApiError, validationFailed } from '../http/errors';
 import { guardedLookup, urlProblems } from '../outbound/http';
 import type { OAuthProvider } from './oauth.entity';

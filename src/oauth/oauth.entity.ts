@@ -1,11 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import {
-  ownedResourceProperties,
-  ownerAccountProperty,
-  timestampProperties,
-} from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties, ownerAccountProperty, timestampProperties } from '../db/entity-properties';
 import type { StoredTokenStatus } from './statuses';
 
 /** An OAuth 2.0 provider a developer registered (`oap_…`); the client secret is stored encrypted. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TokenSet } from 'openid-client';
-import type { AppContext, CoreContext } from '../app/context';
+import type { AppContext, CoreContext } from '../common/context';
 import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';

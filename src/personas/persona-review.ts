@@ -1,13 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { decideReviewUpdate } from '../../workflows/messages';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import { ApiError, conflict, notFound } from '../http/errors';
-import { reviewDueBy } from '../reviews/due';
-import { Review, reviewId } from '../reviews/review.entity';
-import type { OperatorDecision } from '../reviews/review-types';
-import { cancelReviewWorkflow, startReviewWorkflow } from '../reviews/review-workflows';
-import type { ReviewDecision } from '../reviews/statuses';
+import type { OperatorDecision, ReviewDecision } from '../reviews';
+import { cancelReviewWorkflow, Review, reviewDueBy, reviewId, startReviewWorkflow } from '../reviews';
 import { Persona } from './persona.entity';
 import type { ReviewDecisionInput } from './personas.schemas';
 import { findPersona, personaView, refuseUnlessEditable, validatePersona } from './personas.service';

@@ -1,6 +1,6 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownerAccountProperty, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
+import { ownerAccountProperty, timestampProperties } from '../db/entity-properties';
 import type { PersonaManifest } from './manifest';
 import type { PersonaStatus } from './statuses';
 
@@ -58,3 +58,10 @@ export const PersonaSchema = new EntitySchema<Persona>({
     ...timestampProperties(),
   },
 });
+
+/**
+ * The manifest of the persona whose id is the SQL expression `personaId` (null if it was deleted): a
+ * subquery for a statement that reads it with other rows, owned here because the table is this area's.
+ */
+export const personaManifestSql = (personaId: string) =>
+  `(select p.manifest from personas p where p.id = ${personaId})`;

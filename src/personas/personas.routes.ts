@@ -1,6 +1,6 @@
-import type { AppContext } from '../app/context';
+import type { ConsoleAuth } from '../accounts';
 import type { AdminAuth } from '../auth/admin-auth';
-import type { ConsoleAuth } from '../auth/console-auth';
+import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { PERSONA_CATEGORIES } from './manifest';
 import { decidePersonaReview, deletePersona, submitPersona } from './persona-review';

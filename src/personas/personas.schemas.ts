@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../http/envelope';
-import { REVIEW_DECISIONS } from '../reviews/statuses';
+import { REVIEW_DECISIONS } from '../reviews';
 import { PERSONA_CATEGORIES, PERSONA_RULES, PersonaManifestSchema } from './manifest';
 import { PERSONA_STATUSES } from './statuses';
 

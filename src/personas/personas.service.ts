@@ -1,8 +1,8 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import type { Config } from '../config/env';
 import { conflict, notFound } from '../http/errors';
-import { Review } from '../reviews/review.entity';
-import { findCatalogVoice } from '../voices/voices.catalog';
+import { Review } from '../reviews';
+import { findCatalogVoice } from '../voices';
 import { type PersonaManifest, type ValidationResult, validatePersonaManifest } from './manifest';
 import { Persona } from './persona.entity';
 import type { PersonaView } from './personas.schemas';

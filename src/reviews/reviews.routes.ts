@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AppContext } from '../app/context';
 import type { AdminAuth } from '../auth/admin-auth';
+import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { timestamp } from '../http/envelope';
 import { Review } from './review.entity';

@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
 
 /** A named secret for `{{secrets.NAME}}` templates; the value is only ever stored encrypted. */
 export class Secret {

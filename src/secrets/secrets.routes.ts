@@ -1,5 +1,5 @@
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
 import {

@@ -1,10 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  type ContextActivityRow,
-  contextActivitiesQuery,
-  contextActivityOf,
-} from '../activity-log/activities.service';
-import type { CoreContext } from '../app/context';
+import { type ContextActivityRow, contextActivitiesQuery, contextActivityOf } from '../activity-log';
+import type { CoreContext } from '../common/context';
 import type { Owner } from '../common/owner';
 import { preparedQuery } from '../db/prepared';
 import {
@@ -12,11 +8,11 @@ import {
   type InstalledToolRow,
   installedToolsOf,
   installedToolsQuery,
-} from '../marketplace/installations/installed-tools';
-import { withPooledMcpClient } from '../mcp/mcp-client';
-import { type DiscoveredTool, McpServer } from '../mcp/mcp-server.entity';
-import type { PersonaManifest } from '../personas/manifest';
-import { Persona } from '../personas/persona.entity';
+} from '../marketplace';
+import { agentServersQuery, type DiscoveredTool, McpServer, withPooledMcpClient } from '../mcp';
+import type { PersonaManifest } from '../personas';
+import { Persona } from '../personas';
+import { type AgentToolRow, agentToolsQuery } from '../tools';
 import type { Session } from './session.entity';
 
 /** A chat message as OpenAI-compatible chat completions take it. */
@@ -149,7 +145,7 @@ async function serverTools(ctx: CoreContext, em: EntityManager, owner: Owner, se
 
 /** What agentTools is given of the environment's tools (agentContextRows reads them with the rest). */
 export interface ToolRows {
-  custom: { id: string; name: string; description: string | null; parameters: Record<string, unknown> }[];
+  custom: AgentToolRow[];
   servers: {
     id: string;
     name: string;
@@ -221,6 +217,8 @@ async function agentContextRows(em: EntityManager, session: SessionRef, withTool
   const owner = ownerOf(session);
   const activities = contextActivitiesQuery(owner, session.userId, session.personaId, CONTEXT_ACTIVITIES);
   const installed = installedToolsQuery(session.userId);
+  const custom = agentToolsQuery(owner);
+  const servers = agentServersQuery(owner);
   const asJson = (sql: string) => `(select coalesce(json_agg(r), '[]'::json) from (${sql}) r)`;
   const none = `'[]'::json`;
   const [row] = await preparedQuery<{
@@ -233,15 +231,13 @@ async function agentContextRows(em: EntityManager, session: SessionRef, withTool
     em.getConnection().getKnex(),
     withTools ? 'session-context-tools' : 'session-context',
     `select ${asJson(activities.sql)} as activities,
-            ${withTools ? asJson('select id, name, description, parameters from tools where account_id = ? and environment = ? order by created_at, id') : none} as custom,
-            ${withTools ? asJson('select id, name, tools, tools_fetched_at from mcp_servers where account_id = ? and environment = ? order by created_at, id') : none} as servers,
+            ${withTools ? asJson(custom.sql) : none} as custom,
+            ${withTools ? asJson(servers.sql) : none} as servers,
             ${withTools ? asJson(installed.sql) : none} as installed,
             ${asJson('select text, reply from (select index, text, reply from session_turns where session_id = ? order by index desc limit ?) t order by index')} as history`,
   )([
     ...activities.bindings,
-    ...(withTools
-      ? [owner.accountId, owner.environment, owner.accountId, owner.environment, ...installed.bindings]
-      : []),
+    ...(withTools ? [...custom.bindings, ...servers.bindings, ...installed.bindings] : []),
     session.id,
     HISTORY_TURNS,
   ]);

@@ -1,25 +1,26 @@
-import type { CoreContext } from '../app/context';
+import type { CoreContext } from '../common/context';
 import { derivedId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { preparedQuery } from '../db/prepared';
 import { emitEvent } from '../events/emit';
 import { ApiError } from '../http/errors';
-import { executeInstalledTool } from '../marketplace/execution/execute';
-import { TIERS, type Tier } from '../marketplace/items/statuses';
+import { executeInstalledTool, TIERS, type Tier } from '../marketplace';
 import { postJson } from '../outbound/provider';
-import type { PersonaManifest } from '../personas/manifest';
-import { executeTool, prepareMcpCall, startToolWithEvents } from '../tools/execute';
-import { Tool } from '../tools/tool.entity';
-import { finishedExecutionCte, recordExecutionStart } from '../voice-workflows/execution-store';
-import { type RunVoiceWorkflowInput, workflowInputOf } from '../voice-workflows/execution-types';
-import { interpretGraph } from '../voice-workflows/interpreter';
-import { matchCommand } from '../voice-workflows/matching';
+import { type PersonaManifest, personaManifestSql } from '../personas';
+import { executeTool, prepareMcpCall, startToolWithEvents, Tool } from '../tools';
 import {
+  executionJsonSql,
+  finishedExecutionCte,
+  interpretGraph,
+  matchCommand,
+  type RunVoiceWorkflowInput,
+  recordExecutionStart,
   type VoiceCommandWorkflow,
   voiceCommandsOf,
   voiceCommandWorkflowsJson,
-} from '../voice-workflows/voice-commands';
-import { WorkflowExecution } from '../voice-workflows/workflow.entity';
+  WorkflowExecution,
+  workflowInputOf,
+} from '../voice-workflows';
 import {
   type AgentTool,
   buildAgentContext,
@@ -41,6 +42,7 @@ import {
   refusalReply,
   TOOLS_AFTER_LAST_ROUND,
 } from './turn-rules';
+import type { TurnRecord } from './turn-types';
 
 /**
  * What the turn's step answers the session's workflow (docs/sessions.md "How the agent answers"): the
@@ -84,17 +86,6 @@ export function callerOf(session: Pick<Session, 'userId' | 'metadata'>): Caller 
     userId: session.userId,
     tier: (TIERS as readonly unknown[]).includes(tier) ? (tier as Tier) : 'free',
   };
-}
-
-/** The turn as recorded and answered (the API adds audio). */
-export interface TurnRecord {
-  index: number;
-  text: string;
-  reply: { text: string };
-  route: TurnRoute;
-  actions: TurnAction[];
-  error: string | null;
-  latencyMs: number;
 }
 
 const LLM_TIMEOUT_MS = 30_000;
@@ -155,15 +146,15 @@ async function loadSession(
 const loadSessionSql = (recorded: string) =>
   `select s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata, s.greeting,
           s.started_at, s.ended_at, s.end_reason, s.turn_count, s.workflow_started_at, s.created_at,
-          s.updated_at, p.manifest as persona_manifest,
+          s.updated_at, ${personaManifestSql('s.persona_id')} as persona_manifest,
           ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
           ${recorded}
-     from sessions s left join personas p on p.id = s.persona_id where s.id = ?`;
+     from sessions s where s.id = ?`;
 const LOAD_SESSION_SQL = loadSessionSql(
   'null as recorded_execution, null as recorded_turn, null as resumed_step',
 );
 const LOAD_SESSION_RESUME_SQL = loadSessionSql(
-  `(select to_jsonb(e) from workflow_executions e where e.id = ?) as recorded_execution,
+  `${executionJsonSql} as recorded_execution,
    (select to_jsonb(t) from session_turns t where t.session_id = s.id and t.update_id = ?) as recorded_turn,
    (select r.step from session_turn_rounds r where r.session_id = s.id and r.update_id = ?
      order by r.round desc limit 1) as resumed_step`,

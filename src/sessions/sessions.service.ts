@@ -3,20 +3,21 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Response } from 'express';
 import { endUpdate, turnUpdate } from '../../workflows/messages';
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import { findOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
 import { ApiError, conflict, notFound } from '../http/errors';
-import { Persona } from '../personas/persona.entity';
+import { Persona } from '../personas';
 import { buildAgentContext } from './agent-context';
-import { endSession as recordSessionEnd, type TurnRecord, turnRecord } from './agent-turn';
+import { endSession as recordSessionEnd, turnRecord } from './agent-turn';
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
 import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
 import { turnAnswers } from './turn-answers';
 import { claimTurn, releaseTurn } from './turn-claims';
+import type { TurnRecord } from './turn-types';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 

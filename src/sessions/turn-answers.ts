@@ -1,4 +1,4 @@
-import type { TurnRecord } from './agent-turn';
+import type { TurnRecord } from './turn-types';
 
 /**
  * Turns answered in this process as soon as they are recorded (README "Voice sessions", "In

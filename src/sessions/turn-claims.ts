@@ -1,4 +1,4 @@
-import type { CoreContext } from '../app/context';
+import type { CoreContext } from '../common/context';
 import { preparedQuery } from '../db/prepared';
 
 /**

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { Worker as WorkerThread } from 'node:worker_threads';
 import {
   type CompiledWorkerOptions,
@@ -11,11 +10,17 @@ import {
 } from '@temporalio/worker';
 import { ThreadedVMWorkflowCreator, WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
-import { type ActivityDeps, createActivities } from '../../activities';
+import type { Logger as PlatformLogger } from '../logging/logger';
 
-/** The prebuilt workflow bundle of `npm run build` (dist/workflow-bundle.js), used when present. */
-export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../workflow-bundle.js');
-export const WORKFLOWS_PATH = require.resolve('../../workflows');
+/**
+ * What a worker runs: the activities and the workflows (a prebuilt bundle when it exists, else the
+ * workflows' source). The registry that knows them lives at the composition root (src/app/worker-registry.ts).
+ */
+export interface WorkerRegistry {
+  activities: WorkerOptions['activities'];
+  workflowBundlePath: string;
+  workflowsPath: string;
+}
 
 let runtimeInstalled = false;
 
@@ -93,7 +98,10 @@ async function createWorkflowThreads(
 }
 
 export async function createWorker(opts: {
-  deps: ActivityDeps;
+  registry: WorkerRegistry;
+  logger: PlatformLogger;
+  /** TEMPORAL_STACK_TRACES: workflow threads keep promise stack traces (the Web UI's Call Stack). */
+  stackTraces: boolean;
   address: string;
   namespace: string;
   taskQueue: string;
@@ -107,32 +115,33 @@ export async function createWorker(opts: {
     Runtime.install({
       logger: {
         log: (level, message, meta) => {
-          if (level === 'WARN') opts.deps.logger.warn(meta ?? {}, message);
-          else if (level === 'ERROR') opts.deps.logger.error(meta ?? {}, message);
+          if (level === 'WARN') opts.logger.warn(meta ?? {}, message);
+          else if (level === 'ERROR') opts.logger.error(meta ?? {}, message);
         },
         trace: () => undefined,
         debug: () => undefined,
         info: () => undefined,
-        warn: (message, meta) => opts.deps.logger.warn(meta ?? {}, message),
-        error: (message, meta) => opts.deps.logger.error(meta ?? {}, message),
+        warn: (message, meta) => opts.logger.warn(meta ?? {}, message),
+        error: (message, meta) => opts.logger.error(meta ?? {}, message),
       },
     });
     runtimeInstalled = true;
   }
   const connection = await NativeConnection.connect({ address: opts.address });
-  const workflowSource = fs.existsSync(WORKFLOW_BUNDLE_PATH)
-    ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } }
-    : { workflowsPath: WORKFLOWS_PATH };
+  const { registry } = opts;
+  const workflowSource = fs.existsSync(registry.workflowBundlePath)
+    ? { workflowBundle: { codePath: registry.workflowBundlePath } }
+    : { workflowsPath: registry.workflowsPath };
   const WorkerClass = opts.isolateWatchdog
     ? Worker
-    : opts.deps.config.temporal.stackTraces
+    : opts.stackTraces
       ? PlatformWorkerWithStackTraces
       : PlatformWorker;
   const worker = await WorkerClass.create({
     connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    activities: createActivities(opts.deps),
+    activities: registry.activities,
     shutdownGraceTime: '8 seconds',
     ...workflowSource,
     ...opts.overrides,

@@ -1,15 +1,13 @@
-import type { CoreContext } from '../app/context';
+import type { CoreContext } from '../common/context';
 import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { insertEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
-import { McpError, pooledMcpClient } from '../mcp/mcp-client';
-import { McpServer } from '../mcp/mcp-server.entity';
-import { accessTokenFor } from '../oauth/tokens.service';
+import { McpError, McpServer, pooledMcpClient } from '../mcp';
+import { accessTokenFor } from '../oauth';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { postJson } from '../outbound/provider';
-import { resolveSecrets } from '../secrets/secrets.service';
-import { renderSecretHeaders, scrubSecrets, secretNamesIn } from '../secrets/templates';
+import { renderSecretHeaders, resolveSecrets, scrubSecrets, secretNamesIn } from '../secrets';
 import { argumentProblems } from './arguments';
 import type { Tool } from './tool.entity';
 import type { ToolParameters } from './tools.schemas';
@@ -128,7 +126,8 @@ export function mcpResultValue(result: { structuredContent?: unknown; content?: 
   return content;
 }
 
-function mcpErrorText(content: unknown): string {
+/** The text of an MCP tool's error result (`isError`), or a generic one. */
+export function mcpErrorText(content: unknown): string {
   const items = Array.isArray(content) ? content : [];
   const text = items
     .filter((c) => c?.type === 'text')
@@ -138,8 +137,8 @@ function mcpErrorText(content: unknown): string {
 }
 
 /**
- * Calls one tool of one of the owner's MCP servers. A tool error (`isError`) and a failure to talk
- * to the server are outcomes, not exceptions; `retryable` marks failures where the tool never ran.
+ * Calls one tool of one of the owner's MCP servers (a voice workflow's `mcp_call` node); see
+ * prepareMcpCall for its outcomes.
  */
 export async function callMcpTool(
   ctx: CoreContext,
@@ -150,8 +149,10 @@ export async function callMcpTool(
 }
 
 /**
- * callMcpTool in two steps: the reads (the server row, its headers' secrets and OAuth token), then,
- * from the function answered, the call. A server that no longer exists is an outcome of the call.
+ * Calls one tool of one of the owner's MCP servers, in two steps: the reads (the server row, its
+ * headers' secrets and OAuth token), then, from the function answered, the call. A tool error
+ * (`isError`), a failure to talk to the server and a server that no longer exists are outcomes, not
+ * exceptions; `retryable` marks failures where the tool never ran.
  */
 export async function prepareMcpCall(
   ctx: CoreContext,

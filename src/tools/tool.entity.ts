@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
 
 /** Declared once: the TS type and the zod enums (tools.schemas.ts) derive from it. */
 export const TOOL_TYPES = ['webhook', 'mcp', 'prompt'] as const;

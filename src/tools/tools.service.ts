@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { describeIssuesUnder } from '../http/validation';
-import { McpServer } from '../mcp/mcp-server.entity';
-import { oauthTokenProblem } from '../oauth/tokens.service';
+import { McpServer } from '../mcp';
+import { oauthTokenProblem } from '../oauth';
 import { urlProblems } from '../outbound/http';
 import { executeTool } from './execute';
 import { Tool, type ToolType } from './tool.entity';

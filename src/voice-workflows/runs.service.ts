@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { notFound } from '../http/errors';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import type { Owner } from '../common/owner';
 import { ApiError } from '../http/errors';
 import { matchCommand } from './matching';

@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties } from '../db/entity-properties';
 import type { GraphEdge, GraphNode } from './graph';
 import type { ExecutionOutput, StepRecord } from './interpreter';
 import type { ExecutionStatus } from './statuses';
@@ -105,3 +105,9 @@ export const WorkflowExecutionSchema = new EntitySchema<WorkflowExecution>({
     durationMs: { type: 'integer', nullable: true },
   },
 });
+
+/**
+ * The execution whose id is the next placeholder, as JSON (null if none): a subquery for a statement
+ * that reads it with other rows (give the result to `em.map(WorkflowExecution, …)`).
+ */
+export const executionJsonSql = '(select to_jsonb(e) from workflow_executions e where e.id = ?)';

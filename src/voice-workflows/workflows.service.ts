@@ -3,7 +3,7 @@ import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
-import { McpServer } from '../mcp/mcp-server.entity';
+import { McpServer } from '../mcp';
 import { graphProblems, type WorkflowGraph } from './graph';
 import { WorkflowDefinition } from './workflow.entity';
 import type { CreateWorkflowInput, UpdateWorkflowInput } from './workflows.schemas';

@@ -1,5 +1,5 @@
-import type { AppContext } from '../app/context';
-import type { ConsoleAuth } from '../auth/console-auth';
+import type { ConsoleAuth } from '../accounts';
+import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { ApiError } from '../http/errors';
 import { ListVoicesQuery, PreviewBody, PreviewEnvelope, VoiceList } from './voices.schemas';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../app/context';
+import type { AppContext } from '../common/context';
 import { ApiError, notFound, validationFailed } from '../http/errors';
 import { NothingToSayError, type Preview } from './speech';
 import { PoolBusyError } from './speech-pool';

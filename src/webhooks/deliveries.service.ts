@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import { newId } from '../common/ids';
 import { Event } from '../events/event.entity';
 import { conflict, notFound } from '../http/errors';

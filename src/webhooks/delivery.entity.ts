@@ -1,6 +1,6 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties } from '../accounts/account.entity';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties } from '../db/entity-properties';
 
 import type { DeliveryStatus } from './statuses';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import { newId } from '../common/ids';
 import { emitEvent } from '../events/emit';
 import { startDeliveryNow } from './deliveries.service';

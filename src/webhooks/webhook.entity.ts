@@ -1,7 +1,7 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import { ownedResourceProperties, timestampProperties } from '../accounts/account.entity';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
+import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
 
 import type { WebhookStatus } from './statuses';
 

@@ -1,6 +1,6 @@
 import { type EntityManager, raw } from '@mikro-orm/postgresql';
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
 import { enforcePlanLimit, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';

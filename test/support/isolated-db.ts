@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { entities } from '../../src/app/entities';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../../src/db/orm';
 import { createLogger } from '../../src/logging/logger';
 import { databaseUrl, testServerUrl } from './env';
@@ -12,7 +13,7 @@ export async function createIsolatedDatabase(label: string): Promise<{ url: stri
   const url = databaseUrl(name);
   const logger = createLogger('silent');
   await ensureDatabaseExists(url, logger);
-  const orm = await initOrm({ url, poolMax: 2 });
+  const orm = await initOrm({ url, poolMax: 2, entities });
   try {
     await runMigrations(orm, logger);
   } finally {

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createOutboxHandlers } from '../../src/app/outbox-handlers';
+import { workerRegistry } from '../../src/app/worker-registry';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
@@ -85,12 +87,16 @@ export async function startOutageRig(label: string, appEnv: Record<string, strin
     TEMPORAL_TASK_QUEUE: queue,
     ...appEnv,
   });
-  const dispatcher = new EventDispatcher({
+  const outbox = {
     knex: app.ctx.orm.em.getConnection().getKnex(),
     temporal: app.ctx.temporal,
     config: app.ctx.config,
     logger,
+  };
+  const dispatcher = new EventDispatcher({
+    ...outbox,
     listenUrl: db.url,
+    handlers: createOutboxHandlers(outbox),
   });
   dispatcher.start();
   const workers = new Set<() => Promise<void>>();
@@ -102,7 +108,9 @@ export async function startOutageRig(label: string, appEnv: Record<string, strin
     },
     runWorker: async () => {
       const { worker, connection } = await createWorker({
-        deps: { ...app.ctx, logger },
+        registry: workerRegistry({ ...app.ctx, logger }),
+        logger,
+        stackTraces: false,
         address: temporal.address,
         namespace: 'default',
         taskQueue: queue,

@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import type { AppContext } from '../../app/context';
 import type { MarketplaceUser } from '../../auth/marketplace-auth';
+import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { ok } from '../../http/envelope';
-import {
-  SessionDetailEnvelope,
-  SessionEnvelope,
-  TurnBody,
-  TurnEnvelope,
-} from '../../sessions/sessions.schemas';
+import { SessionDetailEnvelope, SessionEnvelope, TurnBody, TurnEnvelope } from '../../sessions';
 import { TierHeaders } from '../execution/execution.schemas';
 import { agentTurn, endAgentSession, getAgentSession, startAgentSession } from './agent-sessions';
 

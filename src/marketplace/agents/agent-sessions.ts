@@ -1,13 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Response } from 'express';
-import type { AppContext } from '../../app/context';
 import type { PlatformAuth } from '../../auth/platform-auth';
+import type { AppContext } from '../../common/context';
 import { derivedId } from '../../common/ids';
 import type { Owner } from '../../common/owner';
 import { ApiError, conflict, forbidden, notFound } from '../../http/errors';
-import { Session } from '../../sessions/session.entity';
-import type { TurnInput } from '../../sessions/sessions.schemas';
-import { endSession, getSession, startSession, takeTurn } from '../../sessions/sessions.service';
+import type { TurnInput } from '../../sessions';
+import { endSession, getSession, Session, startSession, takeTurn } from '../../sessions';
 import { isGone, itemForUser } from '../execution/execute';
 import { metering, periodOf } from '../execution/metering';
 import { type AgentManifest, priceCents, quotaLimit } from '../items/manifest';

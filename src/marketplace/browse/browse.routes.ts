@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { AgentDetail, AgentList, BrowseIdParams, BrowseQuery, ToolDetail, ToolList } from './browse.schemas';
 import { agentDetail, browse, toolDetail } from './browse.service';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { CoreContext } from '../../app/context';
+import type { CoreContext } from '../../common/context';
 import { preparedStatement } from '../../db/prepared';
 import {
   type ItemManifest,

@@ -1,5 +1,5 @@
-import type { AppContext } from '../../app/context';
 import type { MarketplaceUser } from '../../auth/marketplace-auth';
+import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { ApiError, forbidden, notFound, validationFailed } from '../../http/errors';
 import { type ExecuteInstalledToolResult, executeInstalledTool } from './execute';

@@ -4,11 +4,11 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
-import type { CoreContext } from '../../app/context';
+import type { CoreContext } from '../../common/context';
 import type { PooledConnection } from '../../common/mcp-connections';
-import { describeMcpFailure, MCP_TIMEOUT_MS } from '../../mcp/mcp-client';
+import { describeMcpFailure, MCP_TIMEOUT_MS } from '../../mcp';
 import { guardedFetch } from '../../outbound/fetch';
-import { mcpResultValue } from '../../tools/execute';
+import { mcpErrorText, mcpResultValue } from '../../tools';
 
 /**
  * MCP for marketplace tools: the publisher's public Streamable HTTP endpoint (no platform secrets or
@@ -88,17 +88,8 @@ export type McpRunOutcome =
   | { success: true; result: unknown }
   | { success: false; error: string; errorCode: 'TOOL_ERROR' | 'UNREACHABLE' | 'TIMEOUT' | 'PROTOCOL_ERROR' };
 
-function errorText(content: unknown): string {
-  const items = Array.isArray(content) ? content : [];
-  const text = items
-    .filter((c) => c?.type === 'text')
-    .map((c) => c.text as string)
-    .join('\n');
-  return text || 'The tool reported an error';
-}
-
-/** One `tools/call` on the endpoint's kept session; failures are outcomes with an error code. */
-export async function callMcpTool(
+/** One `tools/call` on a marketplace item's MCP endpoint, on its kept session; failures are outcomes with an error code. */
+export async function callItemMcpTool(
   ctx: Pick<CoreContext, 'config' | 'mcpConnections'>,
   endpoint: string,
   toolName: string,
@@ -114,7 +105,7 @@ export async function callMcpTool(
           timeout: timeoutMs,
         });
         if (result.isError)
-          return { success: false, error: errorText(result.content), errorCode: 'TOOL_ERROR' };
+          return { success: false, error: mcpErrorText(result.content), errorCode: 'TOOL_ERROR' };
         return { success: true, result: mcpResultValue(result as { content?: unknown }) };
       },
       {

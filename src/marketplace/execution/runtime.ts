@@ -1,7 +1,7 @@
-import type { CoreContext } from '../../app/context';
+import type { CoreContext } from '../../common/context';
 import { OutboundError, sendOutbound } from '../../outbound/http';
 import type { ToolManifest } from '../items/manifest';
-import { callMcpTool } from './mcp';
+import { callItemMcpTool } from './mcp';
 
 /** A run's deadline (MCP call or HTTP request) and the most of its result kept. */
 export const EXECUTION_TIMEOUT_MS = 30_000;
@@ -123,7 +123,7 @@ export async function runTool(
 ): Promise<RunOutcome> {
   const { runtime, endpoint, toolName } = manifest.execution;
   if (runtime.type === 'http') return runHttp(ctx, manifest, args);
-  const outcome = await callMcpTool(ctx, endpoint!, toolName!, args, EXECUTION_TIMEOUT_MS);
+  const outcome = await callItemMcpTool(ctx, endpoint!, toolName!, args, EXECUTION_TIMEOUT_MS);
   if (outcome.success && Buffer.byteLength(JSON.stringify(outcome.result) ?? '') > RESULT_LIMIT_BYTES) {
     return {
       success: false,

@@ -2,7 +2,7 @@ import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
 import type { Config } from '../../config/env';
 import { notFound } from '../../http/errors';
-import { findCatalogVoice } from '../../voices/voices.catalog';
+import { findCatalogVoice } from '../../voices';
 import { MarketplaceItem, MarketplaceItemVersion, MarketplacePublisher } from './item.entity';
 import type { AgentManifest, ItemManifest, ManifestContext, ToolManifest } from './manifest';
 import type { ItemType, TrustLevel } from './statuses';

@@ -2,7 +2,7 @@ import semver from 'semver';
 import { z } from 'zod';
 import { describeIssuesUnder } from '../../http/validation';
 import { type OutboundPolicy, urlProblem } from '../../outbound/http';
-import { PersonaManifestSchema, validatePersonaManifest } from '../../personas/manifest';
+import { PersonaManifestSchema, validatePersonaManifest } from '../../personas';
 import type { ItemType, Tier } from './statuses';
 
 /**

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../app/context';
 import type { AdminAuth } from '../../auth/admin-auth';
 import type { MarketplacePublisher } from '../../auth/marketplace-auth';
+import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { ItemIdParams } from '../submission/submission.schemas';
 import { itemAnalytics } from './analytics.service';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AppContext } from '../../app/context';
 import type { MarketplacePublisher } from '../../auth/marketplace-auth';
+import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { timestamp } from '../../http/envelope';
 import { ITEM_STATUSES } from '../items/statuses';

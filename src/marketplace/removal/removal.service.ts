@@ -1,11 +1,11 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { restoreItemSignal } from '../../../workflows/messages';
-import type { AppContext, CoreContext } from '../../app/context';
 import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
+import type { AppContext, CoreContext } from '../../common/context';
 import type { Config } from '../../config/env';
 import { conflict } from '../../http/errors';
-import { Review } from '../../reviews/review.entity';
+import { Review } from '../../reviews';
 import { MarketplaceInstallation } from '../installations/installation.entity';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { findPublisherItem } from '../items/items';

@@ -1,4 +1,4 @@
-import type { CoreContext } from '../../app/context';
+import type { CoreContext } from '../../common/context';
 import { probeMcpTool } from '../execution/mcp';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { manifestContext } from '../items/items';

@@ -1,12 +1,10 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { decideReviewUpdate } from '../../../workflows/messages';
-import type { AppContext } from '../../app/context';
+import type { AppContext } from '../../common/context';
 import { ApiError, conflict, notFound } from '../../http/errors';
-import { Review } from '../../reviews/review.entity';
-import type { OperatorDecision, ReviewOutcome } from '../../reviews/review-types';
-import { cancelReviewWorkflow, startReviewWorkflow } from '../../reviews/review-workflows';
-import type { ReviewDecision } from '../../reviews/statuses';
+import type { OperatorDecision, ReviewDecision, ReviewOutcome } from '../../reviews';
+import { cancelReviewWorkflow, Review, startReviewWorkflow } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { liveColumns, pendingVersion } from '../items/items';
 

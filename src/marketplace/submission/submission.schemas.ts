@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REVIEW_DECISIONS } from '../../reviews/statuses';
+import { REVIEW_DECISIONS } from '../../reviews';
 import { MANIFEST_RULES } from '../items/manifest';
 import { ITEM_STATUSES, ITEM_TYPES } from '../items/statuses';
 

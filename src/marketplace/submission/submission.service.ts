@@ -1,10 +1,9 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import semver from 'semver';
-import type { AppContext } from '../../app/context';
 import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
+import type { AppContext } from '../../common/context';
 import { conflict, forbidden, validationFailed } from '../../http/errors';
-import { reviewDueBy } from '../../reviews/due';
-import { Review, reviewId } from '../../reviews/review.entity';
+import { Review, reviewDueBy, reviewId } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { findPublisherItem, liveColumns, manifestContext, recordPublisher } from '../items/items';
 import { type ItemManifest, manifestWarnings, validateManifest } from '../items/manifest';

@@ -1,10 +1,10 @@
 import type { Request } from 'express';
-import type { Account } from '../accounts/account.entity';
-import { findOrCreateAccount } from '../accounts/accounts.service';
-import type { AppContext } from '../app/context';
+import { bearerToken } from '../auth/bearer';
+import type { AppContext } from '../common/context';
 import type { Plan } from '../config/env';
 import { preparedStatement } from '../db/prepared';
-import { bearerToken } from './bearer';
+import type { Account } from './account.entity';
+import { findOrCreateAccount } from './accounts.service';
 
 /** The account fields a console request reads, as stored when the request arrived. */
 export type ConsoleAccount = Pick<Account, 'id' | 'issuer' | 'subject' | 'email' | 'plan'>;

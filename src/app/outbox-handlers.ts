@@ -1,9 +1,9 @@
+import type { OutboxDeps, OutboxHandler } from '../events/outbox';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createSessionOutboxHandler } from '../sessions/outbox';
 import { createWorkflowOutboxHandler } from '../voice-workflows/outbox';
 import { createWebhookOutboxHandler } from '../webhooks/outbox';
-import type { OutboxDeps, OutboxHandler } from './outbox';
 
 /**
  * Every area's outbox handler, in the order the dispatcher runs them. A new area with side effects

@@ -1,13 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { IdTokenVerifier } from '../auth/id-token';
-import type { ApiCallRecorder } from '../common/api-calls';
-import type { McpConnections } from '../common/mcp-connections';
-import type { Speech } from '../common/speech';
 import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logging/logger';
 import type { RateLimits } from '../ratelimit/rate-limits';
+import type { ApiCallRecorder } from './api-calls';
+import type { McpConnections } from './mcp-connections';
+import type { Speech } from './speech';
 
 /** Everything a request handler or activity needs, built once per process. */
 export interface AppContext {

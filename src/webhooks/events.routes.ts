@@ -1,12 +1,12 @@
-import type { AppContext } from '../app/context';
 import type { PlatformAuth } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
+import { sampleEventData } from '../events/catalog';
+import { emitEvent } from '../events/emit';
 import type { ApiRoot } from '../http/api-router';
 import { ok } from '../http/envelope';
 import { forbidden } from '../http/errors';
-import { matchingWebhooks } from '../webhooks/outbox';
-import { sampleEventData } from './catalog';
-import { emitEvent } from './emit';
 import { TriggerEventBody, TriggeredEvent } from './events.schemas';
+import { matchingWebhooks } from './outbox';
 
 export function mountEventRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
   platform.route({

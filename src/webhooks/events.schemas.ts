@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../events/catalog';
 import { envelopeOf, timestamp } from '../http/envelope';
-import { EVENT_TYPES } from './catalog';
 
 export const TriggerEventBody = z
   .strictObject({

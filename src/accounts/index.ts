@@ -1,0 +1,2 @@
+export { setAccountPlan } from './accounts.service';
+export type { ConsoleAuth } from './console-auth';

@@ -1,0 +1,1 @@
+export { type ContextActivityRow, contextActivitiesQuery, contextActivityOf } from './activities.service';

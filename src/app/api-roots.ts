@@ -1,0 +1,120 @@
+import type { Request, Response } from 'express';
+import { type ConsoleAuth, consoleAuthenticator } from '../accounts/console-auth';
+import { observeApiCalls } from '../analytics/observe';
+import { type AdminAuth, adminAuthenticator } from '../auth/admin-auth';
+import {
+  authenticateMarketplacePublisher,
+  authenticateMarketplaceUser,
+  type MarketplacePublisher,
+  type MarketplaceUser,
+} from '../auth/marketplace-auth';
+import { type PlatformAuth, platformAuthenticator, requireScope } from '../auth/platform-auth';
+import type { AppContext } from '../common/context';
+import { ApiRoot } from '../http/api-router';
+import type { OpenApiRegistry } from '../http/openapi';
+
+export const API_ROOTS = {
+  platform: '/api/v2/developers',
+  console: '/api/v1/developers',
+  marketplace: '/api/marketplace',
+  admin: '/api/admin',
+} as const;
+
+/** The API roots, so feature modules can add routes to them. */
+export interface ApiRoots {
+  platform: ApiRoot<PlatformAuth>;
+  /** Platform routes without an API key (the OAuth redirect target), limited per address. */
+  platformPublic: ApiRoot<null>;
+  console: ApiRoot<ConsoleAuth>;
+  marketplaceUser: ApiRoot<MarketplaceUser>;
+  marketplacePublisher: ApiRoot<MarketplacePublisher>;
+  /** Marketplace routes without identity headers (browse). */
+  marketplacePublic: ApiRoot<null>;
+  admin: ApiRoot<AdminAuth>;
+}
+
+/**
+ * Every API root with how it authenticates, limits and observes its callers (docs/api-contract.md
+ * "API roots and credentials"); the areas add their routes to them (src/app/routes.ts).
+ */
+export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiRoots {
+  const limitAnonymous = (req: Request, res: Response) =>
+    ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
+  return {
+    platform: new ApiRoot<PlatformAuth>(
+      {
+        basePath: API_ROOTS.platform,
+        name: 'Platform API v2',
+        security: 'apiKey',
+        authenticate: platformAuthenticator(ctx),
+        limit: (_req, res, auth, rateClass) =>
+          ctx.rateLimits.consume(res, `${auth.accountId}:${auth.environment}`, auth.plan, rateClass),
+        limitAnonymous,
+        authorize: requireScope,
+        observe: observeApiCalls(ctx.apiCalls),
+      },
+      registry,
+    ),
+    platformPublic: new ApiRoot<null>(
+      {
+        basePath: API_ROOTS.platform,
+        name: 'Platform API v2',
+        authenticate: () => null,
+        limit: (req, res) => ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown'),
+      },
+      registry,
+    ),
+    console: new ApiRoot<ConsoleAuth>(
+      {
+        basePath: API_ROOTS.console,
+        name: 'Console API v1',
+        security: 'idToken',
+        authenticate: consoleAuthenticator(ctx),
+        limit: (_req, res, auth, rateClass) =>
+          ctx.rateLimits.consume(res, `${auth.account.id}:console`, auth.account.plan, rateClass),
+        limitAnonymous,
+      },
+      registry,
+    ),
+    marketplaceUser: new ApiRoot<MarketplaceUser>(
+      {
+        basePath: API_ROOTS.marketplace,
+        name: 'Marketplace API',
+        tag: 'Marketplace',
+        security: 'marketplaceUser',
+        authenticate: authenticateMarketplaceUser,
+      },
+      registry,
+    ),
+    marketplacePublisher: new ApiRoot<MarketplacePublisher>(
+      {
+        basePath: API_ROOTS.marketplace,
+        name: 'Marketplace API',
+        tag: 'Marketplace',
+        security: 'marketplacePublisher',
+        authenticate: authenticateMarketplacePublisher,
+      },
+      registry,
+    ),
+    marketplacePublic: new ApiRoot<null>(
+      {
+        basePath: API_ROOTS.marketplace,
+        name: 'Marketplace API',
+        tag: 'Marketplace',
+        authenticate: () => null,
+      },
+      registry,
+    ),
+    admin: new ApiRoot<AdminAuth>(
+      {
+        basePath: API_ROOTS.admin,
+        name: 'Operator API',
+        tag: 'Operators',
+        security: 'adminToken',
+        authenticate: adminAuthenticator(ctx.config.adminToken),
+        limitAnonymous,
+      },
+      registry,
+    ),
+  };
+}

@@ -1,0 +1,42 @@
+import { mountAccountRoutes } from '../accounts/accounts.routes';
+import { mountActivityRoutes } from '../activity-log/activities.routes';
+import { mountAdminRoutes } from '../admin/admin.routes';
+import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
+import type { AppContext } from '../common/context';
+import { mountKeyRoutes } from '../keys/keys.routes';
+import { mountMarketplaceRoutes } from '../marketplace/marketplace.routes';
+import { mountMcpServerRoutes } from '../mcp/mcp.routes';
+import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
+import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
+import { mountReviewRoutes } from '../reviews/reviews.routes';
+import { mountSecretRoutes } from '../secrets/secrets.routes';
+import { mountSessionRoutes } from '../sessions/sessions.routes';
+import { mountToolRoutes } from '../tools/tools.routes';
+import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
+import { mountVoiceRoutes } from '../voices/voices.routes';
+import { mountEventRoutes } from '../webhooks/events.routes';
+import { mountWebhookRoutes } from '../webhooks/webhooks.routes';
+import type { ApiRoots } from './api-roots';
+
+/** Every area's routes, on the API root each belongs to: the route registry of the composition root. */
+export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
+  mountAccountRoutes(roots.console);
+  mountKeyRoutes(roots.console, ctx);
+  mountVoiceRoutes(roots.console, ctx);
+  mountPersonaRoutes(roots.console, ctx);
+  mountAnalyticsRoutes(roots.console, ctx);
+  mountSecretRoutes(roots.platform, ctx);
+  mountWebhookRoutes(roots.platform, ctx);
+  mountEventRoutes(roots.platform, ctx);
+  mountOAuthRoutes(roots.platform, ctx);
+  mountOAuthCallback(roots.platformPublic, ctx);
+  mountMcpServerRoutes(roots.platform, ctx);
+  mountToolRoutes(roots.platform, ctx);
+  mountWorkflowRoutes(roots.platform, ctx);
+  mountSessionRoutes(roots.platform, ctx);
+  mountActivityRoutes(roots.platform, ctx);
+  mountAdminRoutes(roots.admin, ctx);
+  mountReviewRoutes(roots.admin, ctx);
+  mountPersonaReviewRoutes(roots.admin, ctx);
+  mountMarketplaceRoutes(roots, ctx);
+}

@@ -1,0 +1,1 @@
+export { accessTokenFor, oauthTokenProblem } from './tokens.service';

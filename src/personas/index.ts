@@ -1,0 +1,2 @@
+export { type PersonaManifest, PersonaManifestSchema, validatePersonaManifest } from './manifest';
+export { Persona, personaManifestSql } from './persona.entity';

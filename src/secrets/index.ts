@@ -1,0 +1,2 @@
+export { resolveSecrets } from './secrets.service';
+export { renderSecretHeaders, scrubSecrets, secretNamesIn } from './templates';

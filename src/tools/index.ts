@@ -1,0 +1,3 @@
+export { type AgentToolRow, agentToolsQuery } from './agent-tools';
+export { executeTool, mcpErrorText, mcpResultValue, prepareMcpCall, startToolWithEvents } from './execute';
+export { Tool } from './tool.entity';

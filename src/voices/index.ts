@@ -1,0 +1,1 @@
+export { findCatalogVoice } from './voices.catalog';
