@@ -1,5 +1,5 @@
-import { marketplaceReviewSubject } from '../src/marketplace/submission/review';
-import { personaReviewSubject } from '../src/personas/persona-review';
+import { marketplaceReviewSubject } from '../src/marketplace/submission/review.service';
+import { personaReviewSubject } from '../src/personas/persona-review.service';
 import { applyReviewDecision, markReviewOverdue, type ReviewSubjects } from '../src/reviews/decisions';
 import type { ReviewDecision } from '../src/reviews/statuses';
 import type { ActivityDeps } from './deps';

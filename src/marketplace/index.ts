@@ -3,7 +3,7 @@ export {
   type ExecuteInstalledToolInput,
   type ExecuteInstalledToolResult,
   executeInstalledTool,
-} from './execution/execute';
+} from './execution/execution.service';
 export { type MeteringStatements, metering, periodOf } from './execution/metering';
 export {
   type InstalledTool,

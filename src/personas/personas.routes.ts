@@ -3,7 +3,7 @@ import type { AdminAuth } from '../auth/admin-auth';
 import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { PERSONA_CATEGORIES } from './manifest';
-import { decidePersonaReview, deletePersona, submitPersona } from './persona-review';
+import { decidePersonaReview, deletePersona, submitPersona } from './persona-review.service';
 import {
   PersonaCategories,
   PersonaDeleted,

@@ -1,8 +1,7 @@
 import type { TurnRecord } from './turn-types';
 
 /**
- * Turns answered in this process as soon as they are recorded (README "Voice sessions", "In
- * Temporal").
+ * Turns answered in this process as soon as they are recorded (docs/sessions.md "In Temporal").
  *
  * A turn is a Workflow Update, and its step (`answerTurn`, a local activity) commits the turn's record
  * in PostgreSQL before it returns. From there, Temporal still has to finish the update: the step's

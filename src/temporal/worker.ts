@@ -30,7 +30,7 @@ let runtimeInstalled = false;
  * 0.3 ms idle, and several ms on a busy 2-core machine, where the new thread waits for a core while the
  * workflow thread waits for it. The timeout only guards against workflow code that never yields; the
  * workflow code here is the platform's own and every loop in it is bounded (voice graphs are acyclic and
- * each node runs once). `npm run bench:sessions` measures both in the same run (README "Performance").
+ * each node runs once). `npm run bench:sessions` measures both in the same run (docs/performance.md "bench:sessions").
  * `createWorker({ isolateWatchdog: true })` brings the SDK's watchdog back.
  */
 export class PlatformWorker extends Worker {

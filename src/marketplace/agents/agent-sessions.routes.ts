@@ -5,7 +5,7 @@ import type { ApiRoot } from '../../http/api-router';
 import { ok } from '../../http/envelope';
 import { SessionDetailEnvelope, SessionEnvelope, TurnBody, TurnEnvelope } from '../../sessions';
 import { TierHeaders } from '../execution/execution.schemas';
-import { agentTurn, endAgentSession, getAgentSession, startAgentSession } from './agent-sessions';
+import { agentTurn, endAgentSession, getAgentSession, startAgentSession } from './agent-sessions.service';
 
 const AgentParams = z.object({ itemId: z.string().min(1).max(64) });
 const AgentSessionParams = AgentParams.extend({ sessionId: z.string().min(1).max(64) });
@@ -19,7 +19,7 @@ const StartAgentSessionBody = z
   })
   .meta({ id: 'StartAgentSessionRequest' });
 
-/** Installed marketplace agents as voice sessions (src/marketplace/agents/agent-sessions.ts). */
+/** Installed marketplace agents as voice sessions (src/marketplace/agents/agent-sessions.service.ts). */
 export function mountAgentSessionRoutes(user: ApiRoot<MarketplaceUser>, ctx: AppContext): void {
   const em = () => ctx.orm.em;
   user

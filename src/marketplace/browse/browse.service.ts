@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/errors';
 import { MarketplaceItem, MarketplacePublisher } from '../items/item.entity';
-import { iso, trustLevel } from '../items/items';
+import { iso, trustLevel } from '../items/items.service';
 import {
   type AgentManifest,
   type ItemManifest,

@@ -2,7 +2,6 @@ import type { MarketplaceUser } from '../../auth/marketplace-auth';
 import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { ApiError, forbidden, notFound, validationFailed } from '../../http/errors';
-import { type ExecuteInstalledToolResult, executeInstalledTool } from './execute';
 import {
   ExecuteBody,
   Execution,
@@ -13,6 +12,7 @@ import {
   Usage,
   UsageSummary,
 } from './execution.schemas';
+import { type ExecuteInstalledToolResult, executeInstalledTool } from './execution.service';
 import { itemUsage, quotaCheck, usageSummary } from './usage.service';
 
 /** A refused run as its HTTP error. */

@@ -3,7 +3,7 @@ import { notFound } from '../../http/errors';
 import { MarketplaceItem } from '../items/item.entity';
 import { quotaLimit } from '../items/manifest';
 import type { Tier } from '../items/statuses';
-import { type ItemForUser, isGone, itemForUser, quotaState } from './execute';
+import { type ItemForUser, isGone, itemForUser, quotaState } from './execution.service';
 import { periodEnd, periodOf, periodStart } from './metering';
 
 async function knownItem(

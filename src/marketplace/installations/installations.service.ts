@@ -1,7 +1,7 @@
 import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { ApiError, conflict, notFound, validationFailed } from '../../http/errors';
 import { MarketplaceItem } from '../items/item.entity';
-import { iso } from '../items/items';
+import { iso } from '../items/items.service';
 import type { InstallationStatus, ItemType } from '../items/statuses';
 import { MarketplaceInstallation } from './installation.entity';
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findPublisherItem } from '../items/items';
+import { findPublisherItem } from '../items/items.service';
 import type { ANALYTICS_PERIODS } from './publisher.schemas';
 
 const DAYS: Record<(typeof ANALYTICS_PERIODS)[number], number> = { '7d': 7, '30d': 30, '90d': 90 };

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
 import { notFound } from '../../http/errors';
 import { MarketplaceItem, MarketplaceItemVersion, MarketplacePublisher } from '../items/item.entity';
-import { findPublisherItem, iso, recordPublisher, trustLevel } from '../items/items';
+import { findPublisherItem, iso, recordPublisher, trustLevel } from '../items/items.service';
 import type { PublisherItemView } from './publisher.schemas';
 
 export function publisherItemView(

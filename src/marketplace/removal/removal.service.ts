@@ -8,7 +8,7 @@ import { conflict } from '../../http/errors';
 import { Review } from '../../reviews';
 import { MarketplaceInstallation } from '../installations/installation.entity';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
-import { findPublisherItem } from '../items/items';
+import { findPublisherItem } from '../items/items.service';
 import { MarketplaceRemoval, removalId } from './removal.entity';
 import type { RemovalOutcome } from './removal-types';
 import { startRemovalWorkflow } from './removal-workflows';

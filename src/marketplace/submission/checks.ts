@@ -1,7 +1,7 @@
 import type { CoreContext } from '../../common/context';
 import { probeMcpTool } from '../execution/mcp';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
-import { manifestContext } from '../items/items';
+import { manifestContext } from '../items/items.service';
 import { type AgentManifest, manifestWarnings, type ToolManifest, validateManifest } from '../items/manifest';
 
 export interface CheckResult {

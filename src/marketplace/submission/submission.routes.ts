@@ -4,7 +4,7 @@ import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { PublisherItemDetail } from '../publisher/publisher.schemas';
 import { getPublisherItemForAdmin } from '../publisher/publisher.service';
-import { decideMarketplaceReview } from './review';
+import { decideMarketplaceReview } from './review.service';
 import {
   ItemIdParams,
   MarketplaceDecisionBody,

@@ -5,10 +5,15 @@ import type { AppContext } from '../../common/context';
 import { conflict, forbidden, validationFailed } from '../../http/errors';
 import { Review, reviewDueBy, reviewId } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
-import { findPublisherItem, liveColumns, manifestContext, recordPublisher } from '../items/items';
+import { findPublisherItem, liveColumns, manifestContext, recordPublisher } from '../items/items.service';
 import { type ItemManifest, manifestWarnings, validateManifest } from '../items/manifest';
 import type { ItemType } from '../items/statuses';
-import { awaitCheckFindings, cancelWithdrawnReviews, REVIEW_MESSAGE, startCommittedReview } from './review';
+import {
+  awaitCheckFindings,
+  cancelWithdrawnReviews,
+  REVIEW_MESSAGE,
+  startCommittedReview,
+} from './review.service';
 
 type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
 

@@ -7,7 +7,7 @@ import type { Owner } from '../../common/owner';
 import { ApiError, conflict, forbidden, notFound } from '../../http/errors';
 import type { TurnInput } from '../../sessions';
 import { endSession, getSession, Session, startSession, takeTurn } from '../../sessions';
-import { isGone, itemForUser } from '../execution/execute';
+import { isGone, itemForUser } from '../execution/execution.service';
 import { metering, periodOf } from '../execution/metering';
 import { type AgentManifest, priceCents, quotaLimit } from '../items/manifest';
 import type { Tier } from '../items/statuses';

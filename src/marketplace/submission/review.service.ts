@@ -6,7 +6,7 @@ import { ApiError, conflict, notFound } from '../../http/errors';
 import type { OperatorDecision, ReviewDecision, ReviewOutcome } from '../../reviews';
 import { cancelReviewWorkflow, Review, startReviewWorkflow } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
-import { liveColumns, pendingVersion } from '../items/items';
+import { liveColumns, pendingVersion } from '../items/items.service';
 
 type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
 
