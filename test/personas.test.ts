@@ -4,6 +4,7 @@ import {
   ReviewKindKey,
   ReviewOverdueKey,
 } from '../src/temporal/search-attributes';
+import { reviewStateQuery } from '../workflows/messages';
 import { TEST_ADMIN_TOKEN } from './support/env';
 import { completeManifest } from './support/personas';
 import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
@@ -327,7 +328,7 @@ describe('the review overdue timer', () => {
     await waitFor('the overdue search attribute', async () =>
       (await handle.describe()).typedSearchAttributes.get(ReviewOverdueKey) === true ? true : undefined,
     );
-    expect(await handle.query<{ overdue: boolean; status: string }>('state')).toMatchObject({
+    expect(await handle.query(reviewStateQuery)).toMatchObject({
       overdue: true,
       status: 'waiting',
     });

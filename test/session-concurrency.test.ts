@@ -67,6 +67,12 @@ async function floodOneSession(app: TestApp, llm: LlmDouble, n: number): Promise
   expect(new Set(transcript.map((t) => t.index)).size).toBe(transcript.length);
   for (const t of transcript) expect(t.reply.text).toBe(`echo: ${t.text}`);
   expect(detail.body.data.turnCount).toBe(transcript.length);
+  // the turns' records let the session's next turn in: no claim is left
+  const claims = await app.ctx.orm.em
+    .fork()
+    .getConnection()
+    .execute('select claim_id from session_turn_claims where session_id = ?', [id]);
+  expect(claims).toEqual([]);
   await api('POST', `/sessions/${id}/end`);
 }
 

@@ -11,7 +11,12 @@ import type {
   RunVoiceWorkflowInput,
 } from '../src/voice-workflows/execution-types';
 import type { GraphNode } from '../src/voice-workflows/graph';
-import { interpretGraph, type StepRecord, type Trace } from '../src/voice-workflows/interpreter';
+import {
+  interpretGraph,
+  type NodeRun,
+  type StepRecord,
+  type Trace,
+} from '../src/voice-workflows/interpreter';
 
 /**
  * Timeouts and retries per node type (local activities: they run in the worker that runs the
@@ -42,6 +47,12 @@ function describeProgress(running: string[], nodes: GraphNode[], settled: number
   const typeOf = (id: string) => nodes.find((n) => n.id === id)?.type ?? '?';
   const now = running.map((id) => `\`${id}\` (${typeOf(id)})`).join(', ') || 'none';
   return `**Running:** ${now}\n\n**Settled:** ${settled} of ${nodes.length} nodes`;
+}
+
+function describeOutcome(trace: Trace): string {
+  return trace.error
+    ? `**Failed** at \`${trace.error.nodeId}\`: ${trace.error.message}`
+    : `**Completed:** ${trace.steps.filter((s) => s.status === 'completed').length} steps`;
 }
 
 export interface GraphProgress {
@@ -84,6 +95,11 @@ export async function executeVoiceGraph(
   };
 
   const scope = new CancellationScope();
+  // a node's activity starts in the execution's scope, while the progress so far is recorded
+  const runNode = async (start: () => Promise<NodeRun>) => {
+    const [run] = await Promise.all([scope.run(start), flushProgress()]);
+    return run;
+  };
   const trace = await interpretGraph(
     input.graph,
     input.input,
@@ -95,8 +111,8 @@ export async function executeVoiceGraph(
         if (opts.showDetails) setCurrentDetails(describeProgress(now, nodes, settled.length));
       },
       abort: () => scope.cancel(),
-      callTool: async (node, args) => {
-        const call = scope.run(() =>
+      callTool: (node, args) =>
+        runNode(() =>
           nodeActivities(node.config.timeoutMs).callWorkflowTool({
             ...owner,
             nodeId: node.id,
@@ -105,12 +121,9 @@ export async function executeVoiceGraph(
             arguments: args,
             timeoutMs: node.config.timeoutMs,
           }),
-        );
-        const [run] = await Promise.all([call, flushProgress()]);
-        return run;
-      },
-      prompt: async (node, text) => {
-        const call = scope.run(() =>
+        ),
+      prompt: (node, text) =>
+        runNode(() =>
           nodeActivities(node.config.timeoutMs).completeWorkflowPrompt({
             ...owner,
             nodeId: node.id,
@@ -119,22 +132,13 @@ export async function executeVoiceGraph(
             maxTokens: node.config.maxTokens,
             timeoutMs: node.config.timeoutMs,
           }),
-        );
-        const [run] = await Promise.all([call, flushProgress()]);
-        return run;
-      },
+        ),
     },
     { isCancellation },
   );
   progress.currentNodes = [];
   progress.steps = trace.steps;
-  if (opts.showDetails) {
-    setCurrentDetails(
-      trace.error
-        ? `**Failed** at \`${trace.error.nodeId}\`: ${trace.error.message}`
-        : `**Completed:** ${trace.steps.filter((s) => s.status === 'completed').length} steps`,
-    );
-  }
+  if (opts.showDetails) setCurrentDetails(describeOutcome(trace));
   const view = await finishWorkflowExecution({
     ...ref,
     startedAt: input.startedAt,

@@ -40,6 +40,7 @@ export interface ApiRoots {
 export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiRoots {
   const limitAnonymous = (req: Request, res: Response) =>
     ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
+  const marketplace = { basePath: API_ROOTS.marketplace, name: 'Marketplace API', tag: 'Marketplace' };
   return {
     platform: new ApiRoot<PlatformAuth>(
       {
@@ -78,9 +79,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
     ),
     marketplaceUser: new ApiRoot<MarketplaceUser>(
       {
-        basePath: API_ROOTS.marketplace,
-        name: 'Marketplace API',
-        tag: 'Marketplace',
+        ...marketplace,
         security: 'marketplaceUser',
         authenticate: authenticateMarketplaceUser,
       },
@@ -88,9 +87,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
     ),
     marketplacePublisher: new ApiRoot<MarketplacePublisher>(
       {
-        basePath: API_ROOTS.marketplace,
-        name: 'Marketplace API',
-        tag: 'Marketplace',
+        ...marketplace,
         security: 'marketplacePublisher',
         authenticate: authenticateMarketplacePublisher,
       },
@@ -98,9 +95,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
     ),
     marketplacePublic: new ApiRoot<null>(
       {
-        basePath: API_ROOTS.marketplace,
-        name: 'Marketplace API',
-        tag: 'Marketplace',
+        ...marketplace,
         authenticate: () => null,
       },
       registry,

@@ -1,7 +1,6 @@
 import type { Express } from 'express';
-import type { systemPingWorkflow } from '../../workflows';
 import type { AppContext } from '../common/context';
-import { newId } from '../common/ids';
+import { runSystemPingWorkflow } from './system-ping-workflows';
 
 const CHECK_TIMEOUT_MS = 3000;
 
@@ -39,14 +38,7 @@ export function mountHealth(app: Express, ctx: AppContext): void {
       run('temporal', () => ctx.temporal.connection.workflowService.getSystemInfo({})),
     ]);
     if (req.query.deep === 'true') {
-      await run('worker', () =>
-        ctx.temporal.workflow.execute<typeof systemPingWorkflow>('systemPingWorkflow', {
-          taskQueue: ctx.config.temporal.taskQueue,
-          workflowId: `system-ping-${newId('req', 16)}`,
-          args: [{ requestedAt: new Date().toISOString() }],
-          workflowExecutionTimeout: '10 seconds',
-        }),
-      );
+      await run('worker', () => runSystemPingWorkflow(ctx.temporal, ctx.config.temporal.taskQueue));
     }
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });

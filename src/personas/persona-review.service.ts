@@ -4,7 +4,7 @@ import { decideReviewUpdate } from '../../workflows/messages';
 import type { AppContext } from '../common/context';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { OperatorDecision, ReviewDecision } from '../reviews';
-import { cancelReviewWorkflow, Review, reviewDueBy, reviewId, startReviewWorkflow } from '../reviews';
+import { cancelReviewWorkflow, Review, reviewDueBy, reviewId, startCommittedReview } from '../reviews';
 import { Persona } from './persona.entity';
 import type { ReviewDecisionInput } from './personas.schemas';
 import { findPersona, personaView, refuseUnlessEditable, validatePersona } from './personas.service';
@@ -13,19 +13,6 @@ export const SUBMITTED_MESSAGE =
   'Persona submitted for review. Review takes 2-5 business days; you will see the decision and any notes on the persona.';
 
 type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
-
-/** Starts a committed review's workflow; if Temporal cannot be reached the outbox handler starts it later. */
-async function startCommittedReview(ctx: Ctx, em: EntityManager, review: Review): Promise<void> {
-  try {
-    await startReviewWorkflow(ctx.temporal, ctx.config, review);
-    await em.nativeUpdate(Review, { id: review.id }, { workflowStartedAt: new Date() });
-  } catch (error) {
-    ctx.logger.warn(
-      { err: error, reviewId: review.id },
-      'review workflow not started yet; the dispatcher will',
-    );
-  }
-}
 
 /**
  * POST /personas/:id/submit: a draft or rejected persona that passes validation becomes `submitted`

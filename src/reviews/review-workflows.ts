@@ -1,7 +1,10 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
+import type { AppContext } from '../common/context';
 import type { Config } from '../config/env';
 import { AccountIdKey, PersonaIdKey, ReviewKindKey, ReviewOverdueKey } from '../temporal/search-attributes';
+import { Review } from './review.entity';
 import type { ReviewWorkflow, ReviewWorkflowInput } from './review-types';
 import type { ReviewKind } from './statuses';
 
@@ -57,5 +60,22 @@ export async function cancelReviewWorkflow(temporal: Client, id: string): Promis
     await temporal.workflow.getHandle(id).cancel();
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+/** Starts a committed review's workflow; if Temporal cannot be reached the outbox handler starts it later. */
+export async function startCommittedReview(
+  ctx: Pick<AppContext, 'config' | 'logger' | 'temporal'>,
+  em: EntityManager,
+  review: Review,
+): Promise<void> {
+  try {
+    await startReviewWorkflow(ctx.temporal, ctx.config, review);
+    await em.nativeUpdate(Review, { id: review.id }, { workflowStartedAt: new Date() });
+  } catch (error) {
+    ctx.logger.warn(
+      { err: error, reviewId: review.id },
+      'review workflow not started yet; the dispatcher will',
+    );
   }
 }

@@ -675,8 +675,9 @@ const clearsRounds = (turn: Pick<TurnRecord, 'route'>) => turn.route === 'llm' |
 const TURN_COLUMNS = 'session_id, index, text, reply, route, actions, error, latency_ms, created_at';
 
 /**
- * Inserts the turn once, at its session's next index, counts it on the session, and answers the turn
- * as stored; no row when another turn took that index at the same moment (then run it again).
+ * Inserts the turn once, at its session's next index, counts it on the session, lets the session's
+ * next turn in (the API's claim for this turn, src/sessions/turn-claims.ts), and answers the turn as
+ * stored; no row when another turn took that index at the same moment (then run it again).
  */
 const insertTurnSql = (clearsRounds: boolean, before?: string) =>
   `with ${before ? `${before}, ` : ''}inserted as (
@@ -686,6 +687,8 @@ const insertTurnSql = (clearsRounds: boolean, before?: string) =>
    ), counted as (
      update sessions set turn_count = greatest(turn_count, (select index from inserted)), updated_at = now()
       where id = ?
+   ), released as (
+     delete from session_turn_claims where session_id = ? and claim_id = ?
    )${clearsRounds ? ', cleared as (delete from session_turn_rounds where session_id = ? and update_id = ?)' : ''}
    select * from inserted
    union all
@@ -703,6 +706,8 @@ const insertTurnValues = (input: TurnEntry, clearsRounds: boolean) => [
   input.latencyMs,
   input.sessionId,
   input.sessionId,
+  input.sessionId,
+  input.updateId,
   ...(clearsRounds ? [input.sessionId, input.updateId] : []),
   input.sessionId,
   input.updateId,

@@ -221,12 +221,14 @@ export async function takeTurn(
   }
   let turn: TurnRecord;
   try {
+    // the turn's record lets the session's next turn in (in the statement that records it)
     turn = await sendTurn(ctx, id, input.text, updateId);
   } catch (error) {
+    await releaseTurn(ctx, claim).catch((failure) =>
+      ctx.logger.warn({ err: failure, sessionId: id }, 'could not release the turn claim; it lapses'),
+    );
     activeSessions.delete(id);
     workflowError(error, session ?? (await findSession(em, owner, id)), res);
-  } finally {
-    await releaseTurn(ctx, claim);
   }
   if (!input.audio) return turn;
   const persona = await em.findOne(Persona, { id: known.personaId });

@@ -4,8 +4,10 @@ import { preparedQuery } from '../db/prepared';
 /**
  * A session answers one turn at a time (docs/sessions.md "Concurrent turns"). Before a turn goes to
  * the session's workflow, the API claims the session in PostgreSQL, so every API instance sees the
- * claim; a turn that finds the session claimed is refused (409) without reaching Temporal. The claim
- * goes when the turn is answered, or expires after `ttlMs` if its API process died mid-turn.
+ * claim; a turn that finds the session claimed is refused (409) without reaching Temporal. The claim's
+ * id is the turn's update id: the statement that records the turn removes it (src/sessions/agent-turn.ts,
+ * no round trip of its own), the API removes it when the turn fails, and it expires after `ttlMs` if
+ * its API process died mid-turn.
  */
 export async function claimTurn(
   ctx: CoreContext,

@@ -88,14 +88,9 @@ interface Ports {
   metricsPort: number;
 }
 
-async function spawnDevServer(
-  cli: string,
-  ip: string,
-  ports: Ports,
-  opts: DevServerOptions,
-): Promise<DevServer> {
-  const { logger } = opts;
-  const args = [
+/** `temporal server start-dev`'s arguments: ports, namespace, quiet logs, search attributes. */
+function devServerArgs(ip: string, ports: Ports, opts: DevServerOptions): string[] {
+  return [
     'server',
     'start-dev',
     '--ip',
@@ -121,6 +116,16 @@ async function spawnDevServer(
       `${name}=${type}`,
     ]),
   ];
+}
+
+async function spawnDevServer(
+  cli: string,
+  ip: string,
+  ports: Ports,
+  opts: DevServerOptions,
+): Promise<DevServer> {
+  const { logger } = opts;
+  const args = devServerArgs(ip, ports, opts);
   const started = Date.now();
   logger.debug({ cli, args }, 'Starting Temporal dev server');
   const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });

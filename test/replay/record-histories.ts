@@ -12,6 +12,7 @@
  * and writes it to test/histories/<scenario>.json (proto JSON, worker identities replaced by a
  * fixed name, formatted by Biome), and stops everything.
  */
+
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { startWorker } from '../../src/app/runtime';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { reviewStateQuery } from '../../workflows/messages';
 import { TEST_ADMIN_TOKEN } from '../support/env';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { orderDeskModel, startLlmDouble } from '../support/llm-double';
@@ -228,7 +230,7 @@ async function main(): Promise<void> {
     };
     const overdue = await submitted('history-overdue');
     for (let i = 0; i < 100; i++) {
-      if ((await overdue.handle.query<{ overdue: boolean }>('state')).overdue) break;
+      if ((await overdue.handle.query(reviewStateQuery)).overdue) break;
       await sleep(100);
     }
     const decided = await call(app.baseUrl, 'POST', `/api/admin/personas/${overdue.id}/review`, {

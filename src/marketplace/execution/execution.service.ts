@@ -165,8 +165,59 @@ export async function executeInstalledTool(
   const { itemId, userId, tier } = input;
   const period = periodOf();
   const item = await itemForUser(knex, itemId, userId, period);
-  const refuse = (reason: RefusalReason, message: string, extra: Partial<ExecuteInstalledToolResult> = {}) =>
+  const refuse = refusal(itemId);
+  const eligible = eligibleTool(item, input, refuse);
+  if ('status' in eligible) return eligible;
+  const { manifest } = eligible;
+  const limit = quotaLimit(manifest, tier);
+  const meter = metering(knex);
+  const reservation = await meter.reserve({ userId, itemId, kind: 'execution', tier, limit, period });
+  if (!reservation) {
+    const quota = quotaState(period, Math.max(item!.used, limit), limit);
+    return refuse(
+      'quota_exceeded',
+      `Monthly quota of ${limit} executions of ${itemId} for the ${tier} tier is used up; it resets at ${quota.resetsAt}`,
+      { quota, retryAfterSeconds: Math.max(1, Math.ceil((Date.parse(quota.resetsAt) - Date.now()) / 1000)) },
+    );
+  }
+  const started = performance.now();
+  const outcome = await runToolOutcome(ctx, manifest, input.arguments);
+  const durationMs = Math.round(performance.now() - started);
+  await meter.finish(reservation.recordId, {
+    durationMs,
+    success: outcome.success,
+    errorCode: outcome.success ? undefined : outcome.errorCode,
+    error: outcome.success ? undefined : outcome.error,
+    priceCents: priceCents(manifest),
+  });
+  const ran = { status: 'ran', itemId, version: item!.version, durationMs } as const;
+  const quota = quotaState(period, reservation.used, limit);
+  return outcome.success
+    ? { ...ran, success: true, result: outcome.result, quota }
+    : { ...ran, success: false, error: outcome.error, errorCode: outcome.errorCode, quota };
+}
+
+type Refuse = (
+  reason: RefusalReason,
+  message: string,
+  extra?: Partial<ExecuteInstalledToolResult>,
+) => ExecuteInstalledToolResult;
+
+const refusal =
+  (itemId: string): Refuse =>
+  (reason, message, extra = {}) =>
     ({ status: 'refused', itemId, reason, message, ...extra }) as ExecuteInstalledToolResult;
+
+/**
+ * The checks before a run, in order (see executeInstalledTool): the refusal of the first that
+ * fails, or the executable tool's manifest.
+ */
+function eligibleTool(
+  item: ItemForUser | null,
+  input: ExecuteInstalledToolInput,
+  refuse: Refuse,
+): ExecuteInstalledToolResult | { manifest: ToolManifest } {
+  const { itemId, userId } = input;
   if (!item || item.status === 'pending_review' || item.status === 'rejected') {
     // never approved: not in the marketplace yet
     return refuse('not_found', `Item ${itemId} not found`);
@@ -196,56 +247,18 @@ export async function executeInstalledTool(
       validationErrors: problems,
     });
   }
+  return { manifest };
+}
 
-  const limit = quotaLimit(manifest, tier);
-  const meter = metering(knex);
-  const reservation = await meter.reserve({ userId, itemId, kind: 'execution', tier, limit, period });
-  if (!reservation) {
-    const quota = quotaState(period, Math.max(item.used, limit), limit);
-    return refuse(
-      'quota_exceeded',
-      `Monthly quota of ${limit} executions of ${itemId} for the ${tier} tier is used up; it resets at ${quota.resetsAt}`,
-      { quota, retryAfterSeconds: Math.max(1, Math.ceil((Date.parse(quota.resetsAt) - Date.now()) / 1000)) },
-    );
-  }
-  const started = performance.now();
-  let outcome: Awaited<ReturnType<typeof runTool>>;
+/** Runs the tool; a failure to run it at all is an outcome too (`PROTOCOL_ERROR`). */
+async function runToolOutcome(
+  ctx: Pick<CoreContext, 'config' | 'mcpConnections'>,
+  manifest: ToolManifest,
+  args: Record<string, unknown>,
+): Promise<Awaited<ReturnType<typeof runTool>>> {
   try {
-    outcome = await runTool(ctx, manifest, input.arguments);
+    return await runTool(ctx, manifest, args);
   } catch (error) {
-    outcome = {
-      success: false,
-      error: (error as Error).message ?? String(error),
-      errorCode: 'PROTOCOL_ERROR',
-    };
+    return { success: false, error: (error as Error).message ?? String(error), errorCode: 'PROTOCOL_ERROR' };
   }
-  const durationMs = Math.round(performance.now() - started);
-  await meter.finish(reservation.recordId, {
-    durationMs,
-    success: outcome.success,
-    errorCode: outcome.success ? undefined : outcome.errorCode,
-    error: outcome.success ? undefined : outcome.error,
-    priceCents: priceCents(manifest),
-  });
-  const quota = quotaState(period, reservation.used, limit);
-  return outcome.success
-    ? {
-        status: 'ran',
-        itemId,
-        version: item.version,
-        success: true,
-        result: outcome.result,
-        durationMs,
-        quota,
-      }
-    : {
-        status: 'ran',
-        itemId,
-        version: item.version,
-        success: false,
-        error: outcome.error,
-        errorCode: outcome.errorCode,
-        durationMs,
-        quota,
-      };
 }

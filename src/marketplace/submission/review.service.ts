@@ -4,7 +4,7 @@ import { decideReviewUpdate } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import { ApiError, conflict, notFound } from '../../http/errors';
 import type { OperatorDecision, ReviewDecision, ReviewOutcome } from '../../reviews';
-import { cancelReviewWorkflow, Review, startReviewWorkflow } from '../../reviews';
+import { cancelReviewWorkflow, Review, startCommittedReview } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { liveColumns, pendingVersion } from '../items/items.service';
 
@@ -15,19 +15,6 @@ export const CHECKS_WAIT_MS = 15_000;
 
 export const REVIEW_MESSAGE =
   'Submitted for review. Review takes 2-5 business days. Automated checks run first; their findings are in reviewNotes (and in GET /publisher/:id).';
-
-/** Starts a committed review's workflow; if Temporal cannot be reached the outbox handler starts it later. */
-export async function startCommittedReview(ctx: Ctx, em: EntityManager, review: Review): Promise<void> {
-  try {
-    await startReviewWorkflow(ctx.temporal, ctx.config, review);
-    await em.nativeUpdate(Review, { id: review.id }, { workflowStartedAt: new Date() });
-  } catch (error) {
-    ctx.logger.warn(
-      { err: error, reviewId: review.id },
-      'review workflow not started yet; the dispatcher will',
-    );
-  }
-}
 
 /** Ends reviews withdrawn in a committed transaction; one that cannot be cancelled now ends at its next decision. */
 export async function cancelWithdrawnReviews(ctx: Ctx, reviewIds: string[]): Promise<void> {

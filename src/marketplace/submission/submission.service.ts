@@ -3,17 +3,12 @@ import semver from 'semver';
 import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketplace-auth';
 import type { AppContext } from '../../common/context';
 import { conflict, forbidden, validationFailed } from '../../http/errors';
-import { Review, reviewDueBy, reviewId } from '../../reviews';
+import { Review, reviewDueBy, reviewId, startCommittedReview } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { findPublisherItem, liveColumns, manifestContext, recordPublisher } from '../items/items.service';
 import { type ItemManifest, manifestWarnings, validateManifest } from '../items/manifest';
 import type { ItemType } from '../items/statuses';
-import {
-  awaitCheckFindings,
-  cancelWithdrawnReviews,
-  REVIEW_MESSAGE,
-  startCommittedReview,
-} from './review.service';
+import { awaitCheckFindings, cancelWithdrawnReviews, REVIEW_MESSAGE } from './review.service';
 
 type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
 
