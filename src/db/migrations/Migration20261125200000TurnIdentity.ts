@@ -6,6 +6,8 @@ import { Migration } from '@mikro-orm/migrations';
  * is discarded and run again can never hand one caller's turn to another (docs/sessions.md
  * "Concurrent turns"). Kept model rounds are keyed by the update too. A session answers one turn at
  * a time: `session_turn_claims` holds the claim of the turn in flight, until it is answered or expires.
+ * Claims are unlogged (no WAL, no flush at commit): a crash of PostgreSQL empties the table, which only
+ * lets the next turn in, and a turn is identified by its update whatever the claims say.
  */
 export class Migration20261125200000TurnIdentity extends Migration {
   override async up(): Promise<void> {
@@ -22,7 +24,7 @@ export class Migration20261125200000TurnIdentity extends Migration {
       `alter table "session_turn_rounds" add constraint "session_turn_rounds_session_id_foreign" foreign key ("session_id") references "sessions" ("id") on update cascade on delete cascade;`,
     );
     this.addSql(
-      `create table "session_turn_claims" ("session_id" varchar(40) not null, "claim_id" varchar(64) not null, "expires_at" timestamptz not null, constraint "session_turn_claims_pkey" primary key ("session_id"));`,
+      `create unlogged table "session_turn_claims" ("session_id" varchar(40) not null, "claim_id" varchar(64) not null, "expires_at" timestamptz not null, constraint "session_turn_claims_pkey" primary key ("session_id"));`,
     );
     this.addSql(
       `alter table "session_turn_claims" add constraint "session_turn_claims_session_id_foreign" foreign key ("session_id") references "sessions" ("id") on update cascade on delete cascade;`,
