@@ -4,7 +4,19 @@ import http from 'node:http';
 export type LlmReply = (
   | { content?: string | null; tool_calls?: { id: string; name: string; arguments: unknown }[] }
   | { status: number; raw?: string }
-) & { /** Answer only after this long. */ delayMs?: number };
+) & {
+  /** Answer only after this long (streamed: the first token). */
+  delayMs?: number;
+  /** Streamed (`stream: true`): the time between tokens (a token is a word of the content). */
+  tokenDelayMs?: number;
+};
+
+/** A streamed answer the client closed before it was whole: which request, and how many tokens it got. */
+export interface ClosedStream {
+  index: number;
+  tokensSent: number;
+  tokensPlanned: number;
+}
 
 /** A request as the double received it. */
 export interface LlmRequest {
@@ -16,16 +28,20 @@ export interface LlmRequest {
 /**
  * A local double of an OpenAI-compatible provider (the one component that cannot run here): answers
  * POST /v1/chat/completions with `echo: <last user message>`, or with what `script` returns for the
- * request (tool calls, a failure), and records each request's body.
+ * request (tool calls, a failure), and records each request's body. A request with `stream: true` is
+ * answered as a hosted model streams (server-sent chat-completion chunks, one word at a time, then
+ * `[DONE]`); a stream the client closes early is recorded in `closedStreams`.
  */
 export async function startLlmDouble(): Promise<{
   baseUrl: string;
   requests: any[];
+  closedStreams: ClosedStream[];
   /** Scripts the answers (undefined: echo again), counting requests afresh (`requests` is emptied). */
   script(fn: ((request: LlmRequest, index: number) => LlmReply) | undefined): void;
   close(): Promise<void>;
 }> {
   const requests: any[] = [];
+  const closedStreams: ClosedStream[] = [];
   let scripted: ((request: LlmRequest, index: number) => LlmReply) | undefined;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -39,6 +55,12 @@ export async function startLlmDouble(): Promise<{
     const reply: LlmReply = scripted
       ? scripted(body, requests.length - 1)
       : { content: `echo: ${body.messages.at(-1)?.content ?? ''}` };
+    if ((body as { stream?: boolean }).stream && !('status' in reply)) {
+      await streamReply(res, reply, (closed) =>
+        closedStreams.push({ index: requests.length - 1, ...closed }),
+      );
+      return;
+    }
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     if ('status' in reply) {
@@ -75,9 +97,11 @@ export async function startLlmDouble(): Promise<{
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
     requests,
+    closedStreams,
     script: (fn) => {
       scripted = fn;
       requests.length = 0;
+      closedStreams.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -102,3 +126,46 @@ export const orderDeskModel =
     }
     return { content: greeting };
   };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Writes `reply` as an OpenAI-compatible stream of chat-completion chunks, a word at a time. */
+async function streamReply(
+  res: http.ServerResponse,
+  reply: Exclude<LlmReply, { status: number }>,
+  onClosedEarly: (closed: { tokensSent: number; tokensPlanned: number }) => void,
+): Promise<void> {
+  const tokens = (reply.content ?? '').match(/\S+\s*/g) ?? [];
+  const calls = reply.tool_calls ?? [];
+  let sent = 0;
+  let finished = false;
+  res.on('close', () => {
+    if (!finished) onClosedEarly({ tokensSent: sent, tokensPlanned: tokens.length });
+  });
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  if (reply.delayMs) await sleep(reply.delayMs);
+  for (const token of tokens) {
+    if (res.destroyed) return;
+    res.write(chunk({ role: 'assistant', content: token }));
+    sent++;
+    if (reply.tokenDelayMs) await sleep(reply.tokenDelayMs);
+  }
+  calls.forEach((c, index) => {
+    const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+    const half = Math.ceil(args.length / 2);
+    res.write(
+      chunk({
+        tool_calls: [
+          { index, id: c.id, type: 'function', function: { name: c.name, arguments: args.slice(0, half) } },
+        ],
+      }),
+    );
+    res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+  });
+  if (res.destroyed) return;
+  res.write(chunk({}, calls.length ? 'tool_calls' : 'stop'));
+  res.end('data: [DONE]\n\n');
+  finished = true;
+}
