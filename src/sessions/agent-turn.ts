@@ -92,24 +92,21 @@ const LLM_TIMEOUT_MS = 30_000;
 
 /**
  * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of
- * its account and environment: one query. With `turn`, also what a step retried after a crash finds
- * of that turn (identified by its update): its voice command's run, the turn itself if it was
- * recorded, and the last model round kept for it.
+ * its account and environment, with what a step retried after a crash finds of the turn (identified
+ * by its update): its voice command's run, the turn itself if it was recorded, and the last model
+ * round kept for it. One query.
  */
 async function loadSession(
   ctx: CoreContext,
   sessionId: string,
-  turn?: { executionId: string; updateId: string },
+  turn: { executionId: string; updateId: string },
 ) {
   const em = ctx.orm.em.fork();
-  const knex = em.getConnection().getKnex();
-  const [row] = await (turn
-    ? preparedQuery<Record<string, unknown>>(
-        knex,
-        'session-load-resume',
-        LOAD_SESSION_RESUME_SQL,
-      )([turn.executionId, turn.updateId, turn.updateId, sessionId])
-    : preparedQuery<Record<string, unknown>>(knex, 'session-load', LOAD_SESSION_SQL)([sessionId]));
+  const [row] = await preparedQuery<Record<string, unknown>>(
+    em.getConnection().getKnex(),
+    'session-load-turn',
+    LOAD_SESSION_SQL,
+  )([turn.executionId, turn.updateId, turn.updateId, sessionId]);
   if (!row) throw new Error(`Session ${sessionId} does not exist`);
   const {
     persona_manifest: manifest,
@@ -140,25 +137,18 @@ async function loadSession(
 }
 
 /**
- * loadSession's statements, prepared (planning was most of their time). The session's columns are
- * named, so a column added later cannot change a prepared statement's result type.
+ * loadSession's statement, prepared (planning was most of its time). The session's columns are named,
+ * so a column added later cannot change a prepared statement's result type.
  */
-const loadSessionSql = (recorded: string) =>
-  `select s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata, s.greeting,
+const LOAD_SESSION_SQL = `select s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata, s.greeting,
           s.started_at, s.ended_at, s.end_reason, s.turn_count, s.workflow_started_at, s.created_at,
           s.updated_at, ${personaManifestSql('s.persona_id')} as persona_manifest,
           ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
-          ${recorded}
+          ${executionJsonSql} as recorded_execution,
+          (select to_jsonb(t) from session_turns t where t.session_id = s.id and t.update_id = ?) as recorded_turn,
+          (select r.step from session_turn_rounds r where r.session_id = s.id and r.update_id = ?
+            order by r.round desc limit 1) as resumed_step
      from sessions s where s.id = ?`;
-const LOAD_SESSION_SQL = loadSessionSql(
-  'null as recorded_execution, null as recorded_turn, null as resumed_step',
-);
-const LOAD_SESSION_RESUME_SQL = loadSessionSql(
-  `${executionJsonSql} as recorded_execution,
-   (select to_jsonb(t) from session_turns t where t.session_id = s.id and t.update_id = ?) as recorded_turn,
-   (select r.step from session_turn_rounds r where r.session_id = s.id and r.update_id = ?
-     order by r.round desc limit 1) as resumed_step`,
-);
 
 /** Nodes the interpreter computes itself; a graph of only these has no side effect to wait for. */
 const PURE_NODE_TYPES: ReadonlySet<string> = new Set(['start', 'speak', 'condition', 'end']);

@@ -42,7 +42,7 @@ export const commandDoneReply = (workflowName: string, speech: string[]) =>
 export const commandFailedReply = (workflowName: string) =>
   `Sorry, I couldn't finish "${workflowName}" this time.`;
 
-/** The error recorded for a voice command that failed at node `nodeId`. */
+/** The error recorded for a voice command that failed (`failure` says where and why). */
 export const commandFailedError = (workflowName: string, failure: string) =>
   `Workflow ${workflowName} failed: ${failure}`;
 
