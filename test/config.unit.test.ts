@@ -47,6 +47,57 @@ describe('configuration', () => {
     expect(prod.outbound.allowPrivate).toBe(false);
   });
 
+  it('reads speech-to-text, voice activity and recording settings, with their defaults and bounds', () => {
+    const defaults = loadConfig({});
+    expect(defaults.stt).toBeUndefined();
+    expect(defaults.vad).toEqual({ silenceMs: 600 });
+    expect(defaults.recordings).toEqual({ retentionDays: 30 });
+    expect(loadConfig({ STT_BASE_URL: 'http://127.0.0.1:8080/v1' }).stt).toEqual({
+      baseUrl: 'http://127.0.0.1:8080/v1',
+      apiKey: undefined,
+      model: 'whisper-1',
+      timeoutMs: 10_000,
+    });
+    const set = loadConfig({
+      STT_BASE_URL: 'https://api.openai.com/v1',
+      STT_API_KEY: ' sk-x ',
+      STT_MODEL: 'gpt-4o-mini-transcribe',
+      STT_TIMEOUT_MS: '2500',
+      VAD_SILENCE_MS: '300',
+      RECORDING_RETENTION_DAYS: '7',
+    });
+    expect(set.stt).toEqual({
+      baseUrl: 'https://api.openai.com/v1',
+      apiKey: 'sk-x',
+      model: 'gpt-4o-mini-transcribe',
+      timeoutMs: 2500,
+    });
+    expect(set.vad.silenceMs).toBe(300);
+    expect(set.recordings.retentionDays).toBe(7);
+    // the key alone configures nothing
+    expect(loadConfig({ STT_API_KEY: 'sk-x' }).stt).toBeUndefined();
+    try {
+      loadConfig({
+        STT_BASE_URL: 'ftp://example.com/v1',
+        STT_API_KEY: 'sk-never-shown',
+        STT_TIMEOUT_MS: '10',
+        VAD_SILENCE_MS: '5001',
+        RECORDING_RETENTION_DAYS: '0',
+      });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const text = (error as ConfigError).problems.join('\n');
+      expect(text).toContain('STT_BASE_URL: must be an http or https URL');
+      for (const name of ['STT_TIMEOUT_MS', 'VAD_SILENCE_MS', 'RECORDING_RETENTION_DAYS'])
+        expect(text).toContain(name);
+      expect(text).not.toContain('sk-never-shown');
+    }
+    expect(() => loadConfig({ VAD_SILENCE_MS: '100', RECORDING_RETENTION_DAYS: '3650' })).not.toThrow();
+    expect(() => loadConfig({ VAD_SILENCE_MS: '99' })).toThrow(/VAD_SILENCE_MS/);
+    expect(() => loadConfig({ RECORDING_RETENTION_DAYS: '3651' })).toThrow(/RECORDING_RETENTION_DAYS/);
+  });
+
   it('structured logs redact credentials and secret values', () => {
     const lines: string[] = [];
     const stream = new Writable({

@@ -58,6 +58,15 @@ const envSchema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: z.string().default('gpt-4o-mini'),
 
+  STT_BASE_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
+  ),
+  STT_API_KEY: optionalString,
+  STT_MODEL: z.string().min(1).default('whisper-1'),
+  STT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  VAD_SILENCE_MS: z.coerce.number().int().min(100).max(5000).default(600),
+  RECORDING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+
   VOICE_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
   VOICE_CACHE_MB: z.coerce.number().min(0).max(4096).default(32),
   TTS_BASE_URL: optionalString.pipe(z.url().optional()),
@@ -156,6 +165,15 @@ export interface Config {
   outbound: { allowPrivate: boolean; allowHttp: boolean };
   llm: { baseUrl?: string; apiKey?: string; model: string };
   /**
+   * Speech-to-text for caller audio: an OpenAI-compatible `POST {baseUrl}/audio/transcriptions`
+   * (`STT_*`, docs/speech-to-text.md); unset: none, so caller audio cannot be transcribed.
+   */
+  stt?: { baseUrl: string; apiKey?: string; model: string; timeoutMs: number };
+  /** Voice activity detection: a caller's utterance ends after `silenceMs` of silence (`VAD_SILENCE_MS`). */
+  vad: { silenceMs: number };
+  /** Session recordings are kept `retentionDays` days after they were made (`RECORDING_RETENTION_DAYS`). */
+  recordings: { retentionDays: number };
+  /**
    * Voice previews: `workers` speech threads (`VOICE_WORKERS`, default up to 2 by cores), an LRU cache
    * of `cacheBytes` (`VOICE_CACHE_MB`), and an optional OpenAI-compatible speech endpoint (`TTS_*`).
    */
@@ -238,6 +256,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       allowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',
     },
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
+    stt: e.STT_BASE_URL
+      ? { baseUrl: e.STT_BASE_URL, apiKey: e.STT_API_KEY, model: e.STT_MODEL, timeoutMs: e.STT_TIMEOUT_MS }
+      : undefined,
+    vad: { silenceMs: e.VAD_SILENCE_MS },
+    recordings: { retentionDays: e.RECORDING_RETENTION_DAYS },
     voices: {
       workers: e.VOICE_WORKERS ?? Math.max(1, Math.min(2, os.availableParallelism())),
       cacheBytes: Math.round(e.VOICE_CACHE_MB * 1024 * 1024),
