@@ -1,0 +1,161 @@
+import { Blob } from 'node:buffer';
+import { FormData, request } from 'undici';
+import { z } from 'zod';
+import { pcm16ToWav } from './wav';
+
+/** A caller's utterance: mono PCM16 samples at `sampleRate` Hz (the VAD's are 16 kHz). */
+export interface Utterance {
+  pcm16: Int16Array;
+  sampleRate: number;
+}
+
+/** What the caller said, as the provider recognized it (trimmed; empty when it heard no words). */
+export interface Transcript {
+  text: string;
+}
+
+/**
+ * Speech-to-text: one whole utterance in, its words out. A provider that streams partial transcripts
+ * can be added behind another method without changing this one.
+ */
+export interface SpeechToText {
+  /**
+   * Transcribes `utterance`. Aborting `signal` (the caller gave up, or barged in) rejects with the
+   * signal's reason; the provider's failures reject with TranscriptionError.
+   */
+  transcribe(utterance: Utterance, signal?: AbortSignal): Promise<Transcript>;
+}
+
+/** An OpenAI-compatible transcription endpoint: `POST {baseUrl}/audio/transcriptions` (the `STT_*` variables). */
+export interface SpeechToTextConfig {
+  /** Includes the API version, as `LLM_BASE_URL` does: `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** The whole exchange, connection to last byte. */
+  timeoutMs: number;
+}
+
+/** `STT_TIMEOUT`: no whole answer in time; `STT_FAILED`: unreachable, refused (non-2xx) or no transcript. */
+export type TranscriptionErrorCode = 'STT_TIMEOUT' | 'STT_FAILED';
+
+/** A transcription that failed. Messages name no URL, key or provider answer (they may reach a client). */
+export class TranscriptionError extends Error {
+  constructor(
+    readonly code: TranscriptionErrorCode,
+    message: string,
+    /** The provider's HTTP status, when it answered one. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'TranscriptionError';
+  }
+}
+
+/** A transcript is a few hundred bytes; an answer past this is not one. */
+export const TRANSCRIPTION_MAX_ANSWER_BYTES = 1024 * 1024;
+
+const TranscriptionAnswer = z.object({ text: z.string() });
+
+/** The speech-to-text provider `config` names, or undefined when none is configured (`STT_BASE_URL` unset). */
+export function createSpeechToText(config: SpeechToTextConfig | undefined): SpeechToText | undefined {
+  return config ? new OpenAiCompatibleSpeechToText(config) : undefined;
+}
+
+/**
+ * The OpenAI transcription API (`response_format=json`, answering `{ text }`), which hosted Whisper
+ * services and whisper.cpp's server also speak (docs/speech-to-text.md). The utterance is uploaded as
+ * a WAV file. The endpoint is the operator's own configuration, so, as for the LLM's, no SSRF guard:
+ * a local whisper.cpp server is a loopback address.
+ */
+class OpenAiCompatibleSpeechToText implements SpeechToText {
+  private readonly url: string;
+
+  constructor(private readonly config: SpeechToTextConfig) {
+    this.url = `${config.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`;
+  }
+
+  async transcribe(utterance: Utterance, signal?: AbortSignal): Promise<Transcript> {
+    signal?.throwIfAborted();
+    const { model, apiKey, timeoutMs } = this.config;
+    const form = new FormData();
+    const wav = pcm16ToWav(utterance.pcm16, utterance.sampleRate);
+    form.append('file', new Blob([wav], { type: 'audio/wav' }), 'utterance.wav');
+    form.append('model', model);
+    form.append('response_format', 'json');
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let answer: { status: number; body: string };
+    try {
+      const response = await request(this.url, {
+        method: 'POST',
+        headers,
+        body: form,
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      });
+      answer = { status: response.statusCode, body: await readText(response.body) };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof TranscriptionError) throw error;
+      if (deadline.aborted)
+        throw new TranscriptionError(
+          'STT_TIMEOUT',
+          `The speech-to-text provider did not answer within ${timeoutMs} ms`,
+        );
+      throw new TranscriptionError(
+        'STT_FAILED',
+        `The speech-to-text provider cannot be reached (${reason(error)})`,
+      );
+    }
+    if (answer.status < 200 || answer.status >= 300)
+      throw new TranscriptionError(
+        'STT_FAILED',
+        `The speech-to-text provider answered ${answer.status}`,
+        answer.status,
+      );
+    return { text: parseTranscript(answer.body, answer.status) };
+  }
+}
+
+/** The answer's text, refused past TRANSCRIPTION_MAX_ANSWER_BYTES (the connection is then closed). */
+async function readText(body: AsyncIterable<Uint8Array> & { destroy(): void }): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const part of body) {
+    total += part.length;
+    if (total > TRANSCRIPTION_MAX_ANSWER_BYTES) {
+      body.destroy();
+      throw new TranscriptionError(
+        'STT_FAILED',
+        `The speech-to-text provider answered more than ${TRANSCRIPTION_MAX_ANSWER_BYTES} bytes`,
+      );
+    }
+    parts.push(part);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** `{ text }` from a 2xx answer's body; anything else is STT_FAILED. */
+function parseTranscript(body: string, status: number): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  const parsed = TranscriptionAnswer.safeParse(json);
+  if (!parsed.success)
+    throw new TranscriptionError(
+      'STT_FAILED',
+      'The speech-to-text provider answered without a transcript',
+      status,
+    );
+  return parsed.data.text.trim();
+}
+
+/** A network failure's code (`ECONNREFUSED`, `UND_ERR_SOCKET`) or message, never the request's URL or headers. */
+function reason(error: unknown): string {
+  const { code, message, cause } = error as { code?: string; message?: string; cause?: { code?: string } };
+  return cause?.code ?? code ?? message ?? String(error);
+}
