@@ -77,8 +77,8 @@ async function floodOneSession(app: TestApp, llm: LlmDouble, n: number): Promise
 }
 
 /**
- * Past the API's claim (as a second client of the workflow would be): `n` turn updates sent to the
- * session's workflow at once. Temporal may discard a workflow task and run it again, with the turns in
+ * Past the API's claim (as a second client of the workflow would be): `n` turns sent to the session's
+ * workflow to record at once. Temporal may discard a workflow task and run it again, with the turns in
  * another order; each turn is identified by its update, so each update still answers its own turn,
  * recorded once.
  */
@@ -97,7 +97,22 @@ async function updatesStraightToTheWorkflow(app: TestApp, llm: LlmDouble, n: num
   const handle = app.ctx.temporal.workflow.getHandle(id);
   const texts = Array.from({ length: n }, (_, i) => `direct line ${i + 1} of ${n}`);
   const results = await Promise.allSettled(
-    texts.map((text) => handle.executeUpdate(turnUpdate, { args: [{ text }] })),
+    texts.map((text) =>
+      handle.executeUpdate(turnUpdate, {
+        args: [
+          {
+            text,
+            reply: { text: `echo: ${text}` },
+            route: 'llm',
+            actions: [],
+            error: null,
+            latencyMs: 1,
+            interrupted: false,
+            spokenText: `echo: ${text}`,
+          },
+        ],
+      }),
+    ),
   );
   const answered = results.flatMap((r, i) =>
     r.status === 'fulfilled' ? [{ turn: r.value, text: texts[i] }] : [],

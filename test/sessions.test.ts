@@ -1,8 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startWorker } from '../src/app/runtime';
-import { answerTurn } from '../src/sessions/agent-turn';
+import { runAgentToolOnce, TOOL_OUTCOME_UNKNOWN } from '../src/sessions/agent-tools';
 import { Session } from '../src/sessions/session.entity';
-import { turnAnswers } from '../src/sessions/turn-answers';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { startLlmDouble } from './support/llm-double';
@@ -62,10 +61,7 @@ async function persona(app: TestApp, dev: Developer, slug: string, publish: bool
   return id;
 }
 
-/**
- * The session's history once `turns` turn updates have completed in it. A turn answered from its
- * record (src/sessions/turn-answers.ts) reaches the caller before its update completes in Temporal.
- */
+/** The session's history once `turns` updates have completed in it. */
 async function settledHistory(app: TestApp, id: string, turns: number) {
   const handle = app.ctx.temporal.workflow.getHandle(id);
   return eventually(async () => {
@@ -211,17 +207,6 @@ describe('voice sessions', () => {
       status: 'completed',
       stepsExecuted: 3,
     });
-    // the planning step run again, as a retry after a crash would: it finds the recorded run (read
-    // with the session) and answers the same turn, without a second execution or its events
-    const again = await answerTurn(app.ctx, {
-      sessionId: id,
-      updateId: await updateIdOf(app, id, 1),
-      text: 'What are your opening hours?',
-    });
-    expect(again).toMatchObject({
-      kind: 'recorded',
-      turn: { index: 1, reply: turn.reply, route: 'workflow' },
-    });
     const runs = await app.ctx.orm.em
       .fork()
       .getConnection()
@@ -230,23 +215,19 @@ describe('voice sessions', () => {
     expect(await eventsOf(app, 'workflow.started', executionId)).toHaveLength(1);
   });
 
-  it("a turn recorded by this process's worker is answered from its record; the update finishes with the same turn", async () => {
-    const id = await start('caller-early-answer');
-    const delivered = turnAnswers.delivered;
+  it('each turn is recorded by one Workflow Update whose result is the turn; turns go in order', async () => {
+    const id = await start('caller-recorded');
     const turn = await say(id, 'What are your opening hours?');
-    // the API and the worker share this process: the committed record answered the request
-    expect(turnAnswers.delivered).toBe(delivered + 1);
     const session = await live('GET', `/sessions/${id}`);
     expect(session.body.data.transcript).toEqual([turn]);
-    // the Workflow Update still finishes, with the same turn as its result (what the Web UI shows)
+    expect(turn).toMatchObject({ interrupted: false, spokenText: turn.reply.text });
+    // the Workflow Update's result is the turn (what the Web UI shows)
     const events = await settledHistory(app, id, 1);
     const completed = events.find((e) => e.workflowExecutionUpdateCompletedEventAttributes)!
       .workflowExecutionUpdateCompletedEventAttributes!;
     const payload = completed.outcome?.success?.payloads?.[0];
     expect(defaultPayloadConverter.fromPayload(payload!)).toEqual(turn);
-    // the next turn goes after it, in order
     expect((await say(id, 'What are your opening hours?')).index).toBe(2);
-    expect(turnAnswers.delivered).toBe(delivered + 2);
   });
 
   it('a voice command with a tool step runs its graph in the session workflow, step by step', async () => {
@@ -276,10 +257,7 @@ describe('voice sessions', () => {
     expect(created.status).toBe(201);
     try {
       const id = await start('caller-order-status');
-      const delivered = turnAnswers.delivered;
       const turn = await say(id, 'Check order status please');
-      // its steps run in the workflow after the first one: the update answers it, not an early record
-      expect(turnAnswers.delivered).toBe(delivered);
       expect(turn).toMatchObject({
         route: 'workflow',
         reply: { text: 'Order B-7 is shipped.' },
@@ -293,7 +271,7 @@ describe('voice sessions', () => {
       expect(steps.map((e) => e.data.nodeId).sort()).toEqual(['end', 'lookup', 'say', 'start']);
       const history = await app.ctx.temporal.workflow.getHandle(id).fetchHistory();
       const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
-      expect(markers).toBeGreaterThanOrEqual(3); // plan, the tool, the progress and the finish
+      expect(markers).toBeGreaterThanOrEqual(3); // the tool, the progress, the finish and the record
     } finally {
       await live('DELETE', `/workflows/${created.body.data.id}`);
     }
@@ -344,39 +322,56 @@ describe('voice sessions', () => {
     });
     const [completed] = await eventsOf(app, 'tool.completed', id);
     expect(completed.data).toMatchObject({ sessionId: id, success: true, duration: expect.any(Number) });
-    // the whole turn was one step, and the round it kept while the tool ran went with its record
-    const steps = (await settledHistory(app, id, 1)).filter(
-      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-    );
-    expect(steps).toHaveLength(1);
-    const kept = () =>
-      app.ctx.orm.em
-        .fork()
-        .getConnection()
-        .execute('select round from session_turn_rounds where session_id = ?', [id]);
-    expect(await kept()).toEqual([]);
-    // the step run again after its record committed, as a retry after a crash would: it answers the
-    // recorded turn, without asking the model or calling the tool again
-    const asked = llm.requests.length;
+    // the tool ran in the session's workflow (a `tools` update), then the turn was recorded (`turn`)
+    const history = await settledHistory(app, id, 2);
+    const updates = history
+      .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
+      .filter(Boolean);
+    expect(updates).toEqual(['tools', 'turn']);
+    const turnId = await updateIdOf(app, id, 1);
+    const kept = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute('select turn_id, call_id, outcome from session_tool_calls where session_id = ?', [id]);
+    expect(kept).toEqual([
+      { turn_id: turnId, call_id: 'call_1', outcome: expect.objectContaining({ action: turn.actions[0] }) },
+    ]);
+    // the call run again, as a step run again after a crash: the kept outcome, no second tool call
     const toolCalls = mcp.calls.length;
-    const again = await answerTurn(app.ctx, {
+    const again = await runAgentToolOnce(app.ctx, {
       sessionId: id,
-      updateId: await updateIdOf(app, id, 1),
-      text: 'Where is my order A-42?',
-    });
-    expect(again).toEqual({
-      kind: 'recorded',
-      turn: {
-        index: 1,
-        text: turn.text,
-        reply: turn.reply,
-        route: 'llm',
-        actions: turn.actions,
-        error: null,
-        latencyMs: turn.latencyMs,
+      turnId,
+      call: {
+        id: 'call_1',
+        type: 'function',
+        function: { name: 'orders__lookup_order', arguments: '{"orderId":"A-42"}' },
       },
+      tool: null,
+      owner: { accountId: dev.publisherId, environment: 'live' },
+      caller: { userId: 'caller-tools', tier: 'free' },
     });
-    expect(llm.requests.length).toBe(asked);
+    expect(again.action).toEqual(turn.actions[0]);
+    expect(mcp.calls.length).toBe(toolCalls);
+    // a call that started and never finished (its worker died) is not run again: its outcome is unknown
+    await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`insert into session_tool_calls (session_id, turn_id, call_id) values (?, 'crashed', 'c9')`, [
+        id,
+      ]);
+    const unknown = await runAgentToolOnce(app.ctx, {
+      sessionId: id,
+      turnId: 'crashed',
+      call: {
+        id: 'c9',
+        type: 'function',
+        function: { name: 'orders__lookup_order', arguments: '{"orderId":"A-42"}' },
+      },
+      tool: null,
+      owner: { accountId: dev.publisherId, environment: 'live' },
+      caller: { userId: 'caller-tools', tier: 'free' },
+    });
+    expect(unknown.action).toMatchObject({ success: false, error: TOOL_OUTCOME_UNKNOWN });
     expect(mcp.calls.length).toBe(toolCalls);
   });
 
@@ -614,15 +609,7 @@ describe('sessions without an LLM, idle timeouts and long conversations', () => 
   it('continues as new every SESSION_TURNS_PER_RUN turns, and the conversation goes on', async () => {
     const id = await start();
     const firstRun = (await app.ctx.temporal.workflow.getHandle(id).describe()).runId;
-    const early: number[] = [];
-    for (let i = 1; i <= 5; i++) {
-      const delivered = turnAnswers.delivered;
-      expect((await say(id, `turn ${i}`)).index).toBe(i);
-      early.push(turnAnswers.delivered - delivered);
-    }
-    // the turn after which a run continues as new (every 2nd here) is answered by its update, so the
-    // caller's next turn cannot reach the run while it closes; the others are answered from the record
-    expect(early).toEqual([1, 0, 1, 0, 1]);
+    for (let i = 1; i <= 5; i++) expect((await say(id, `turn ${i}`)).index).toBe(i);
     const described = await app.ctx.temporal.workflow.getHandle(id).describe();
     expect(described.runId).not.toBe(firstRun);
     expect(described.historyLength).toBeLessThan(60);

@@ -8,14 +8,38 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RemovalWorkflowState } from '../src/marketplace/removal/removal-types';
 import type { OperatorDecision, ReviewOutcome, ReviewState } from '../src/reviews/review-types';
+import type { AgentToolCall, AgentToolOutcome } from '../src/sessions/agent-tools';
 import type { TurnRecord } from '../src/sessions/turn-types';
+import type { RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
 import type { StepRecord } from '../src/voice-workflows/interpreter';
 
 // --- voice sessions (workflows/voice-session.ts)
 
-/** What the caller said in one turn. */
-export interface TurnInput {
-  text: string;
+/** A turn as it ended (answered, interrupted or failed), to record: everything but its index. */
+export type TurnInput = Omit<TurnRecord, 'index'>;
+
+/** The tool calls of one model round, for the session's workflow to run (each at most once). */
+export interface ToolRoundInput {
+  turnId: string;
+  calls: Pick<AgentToolCall, 'call' | 'tool'>[];
+  owner: AgentToolCall['owner'];
+  caller: AgentToolCall['caller'];
+}
+
+/** A voice command with side effects, for the session's workflow to run step by step. */
+export interface CommandInput {
+  turnId: string;
+  plan: RunVoiceWorkflowInput;
+}
+
+/** What a voice command's run came to (the turn's reply and action are made of it). */
+export interface CommandRun {
+  status: 'completed' | 'failed';
+  /** What its `speak` steps said, in order. */
+  speech: string[];
+  /** Where and why it failed. */
+  failure: string | null;
+  durationMs: number;
 }
 
 /** How a session ended. */
@@ -25,8 +49,15 @@ export interface SessionEnd {
   durationMs: number;
 }
 
-/** One turn: what the caller said. Answers the turn once the agent has replied (docs/sessions.md). */
+/**
+ * Records a turn once it has ended (docs/sessions.md "Where each part runs"): the update's id is the
+ * turn's, its input what was said and answered, its result the turn as recorded, with its index.
+ */
 export const turnUpdate = defineUpdate<TurnRecord, [TurnInput]>('turn');
+/** Runs one model round's tool calls, in order, each at most once; answers their outcomes. */
+export const toolsUpdate = defineUpdate<AgentToolOutcome[], [ToolRoundInput]>('tools');
+/** Runs a voice command with side effects (its graph, step by step); answers how it went. */
+export const commandUpdate = defineUpdate<CommandRun, [CommandInput]>('command');
 /** Ends the session (`session.ended`); ending an ended session answers its end again. */
 export const endUpdate = defineUpdate<SessionEnd, []>('end');
 /** The session's status and turns so far (the Web UI's query tab, tests). */

@@ -9,17 +9,19 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { TurnAction } from '../src/sessions/session.entity';
-import {
-  commandDoneReply,
-  commandFailedError,
-  commandFailedReply,
-  FALLBACK_REPLY,
-  unfinishedTurnError,
-} from '../src/sessions/turn-rules';
+import type { AgentToolOutcome } from '../src/sessions/agent-tools';
 import type { TurnRecord } from '../src/sessions/turn-types';
-import type { RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
-import { endUpdate, type SessionEnd, sessionStateQuery, turnUpdate } from './messages';
+import {
+  type CommandInput,
+  type CommandRun,
+  commandUpdate,
+  endUpdate,
+  type SessionEnd,
+  sessionStateQuery,
+  type ToolRoundInput,
+  toolsUpdate,
+  turnUpdate,
+} from './messages';
 import { executeVoiceGraph } from './voice-graph';
 
 export interface VoiceSessionInput {
@@ -38,114 +40,73 @@ const { recordTurn, endSession } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 /**
- * A whole turn: the decision, the model and its tool rounds, and the record. Each retry resumes from
- * what was recorded; one that keeps failing (the worker or the database: the model's and the tools'
- * failures are answers) is recorded as the spoken fallback.
+ * One tool call: each within its own timeout (30 s for a webhook or an MCP call). A retry is safe: a
+ * call that started once is never run again (src/sessions/agent-tools.ts).
  */
-const { answerTurn } = proxyLocalActivities<Activities>({
-  // up to 3 model calls (30 s each) and the tool calls between them, each within its own timeout
-  startToCloseTimeout: '5 minutes',
+const { runAgentTool } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
   retry: {
     initialInterval: '200 milliseconds',
     backoffCoefficient: 2,
     maximumInterval: '5 seconds',
-    // about 25 s of retries (a database failover), well within the 60 s the API waits for the turn
     maximumAttempts: 10,
   },
 });
 
-/** The turn in flight: identified by its Workflow Update, whatever index its record then takes. */
-interface TurnRef {
-  sessionId: string;
-  updateId: string;
-  text: string;
-  started: number;
-}
-
-/** Records the spoken fallback for a turn whose step kept failing, with the failure as its error. */
-function recordUnfinished(turn: TurnRef, failure: unknown): Promise<TurnRecord> {
-  const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
-  return recordTurn({
-    sessionId: turn.sessionId,
-    updateId: turn.updateId,
-    text: turn.text,
-    reply: { text: FALLBACK_REPLY },
-    route: 'fallback',
-    actions: [],
-    error: unfinishedTurnError(cause?.message),
-    latencyMs: Date.now() - turn.started,
-  });
-}
-
-/** A voice command with side effects, run here step by step (its steps are this workflow's local activities). */
-async function runVoiceCommand(
-  turn: TurnRef,
-  plan: { input: RunVoiceWorkflowInput; workflowName: string },
-): Promise<TurnRecord> {
+/** Runs a voice command's graph here, step by step (its steps are this workflow's local activities). */
+async function runVoiceCommand({ plan }: CommandInput): Promise<CommandRun> {
   const t0 = Date.now();
-  let status = 'completed';
-  let reply: string;
-  let error: string | null = null;
   try {
-    const run = await executeVoiceGraph(plan.input, { showDetails: false });
-    if (run.trace.error) throw new Error(`Node ${run.trace.error.nodeId} failed: ${run.trace.error.message}`);
+    const run = await executeVoiceGraph(plan, { showDetails: false });
+    if (run.trace.error) {
+      const { nodeId, message } = run.trace.error;
+      return {
+        status: 'failed',
+        speech: [],
+        failure: `Node ${nodeId} failed: ${message}`,
+        durationMs: Date.now() - t0,
+      };
+    }
     const speech = (run.view?.output as { speech?: string[] } | null)?.speech ?? [];
-    reply = commandDoneReply(plan.workflowName, speech);
+    return { status: 'completed', speech, failure: null, durationMs: Date.now() - t0 };
   } catch (failure) {
-    status = 'failed';
     const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
-    error = commandFailedError(plan.workflowName, cause?.message ?? (failure as Error).message);
-    reply = commandFailedReply(plan.workflowName);
-  }
-  const action: TurnAction = {
-    type: 'workflow',
-    workflowId: plan.input.workflowId,
-    workflowName: plan.workflowName,
-    executionId: plan.input.executionId,
-    status,
-    durationMs: Date.now() - t0,
-  };
-  return recordTurn({
-    sessionId: turn.sessionId,
-    updateId: turn.updateId,
-    text: turn.text,
-    reply: { text: reply },
-    route: 'workflow',
-    actions: [action],
-    error,
-    latencyMs: Date.now() - turn.started,
-  });
-}
-
-/**
- * One turn (docs/sessions.md "How the agent answers"): the step decides and answers it, recording it
- * (everything but a voice command with side effects, which runs here); a step that keeps failing is
- * recorded as the spoken fallback.
- */
-async function takeTurn(turn: TurnRef, answerEarly: boolean): Promise<TurnRecord> {
-  try {
-    const plan = await answerTurn({
-      sessionId: turn.sessionId,
-      updateId: turn.updateId,
-      text: turn.text,
-      startedAt: turn.started,
-      answerEarly,
-    });
-    if (plan.kind === 'recorded') return plan.turn;
-    return await runVoiceCommand(turn, plan);
-  } catch (failure) {
-    // the step kept failing (not an answer: the worker or the database): the fallback is spoken
-    return recordUnfinished(turn, failure);
+    return {
+      status: 'failed',
+      speech: [],
+      failure: cause?.message ?? String(failure),
+      durationMs: Date.now() - t0,
+    };
   }
 }
 
+/** Runs one model round's tool calls, in order (docs/sessions.md "Tool calls"). */
+async function runToolRound(sessionId: string, round: ToolRoundInput): Promise<AgentToolOutcome[]> {
+  const outcomes: AgentToolOutcome[] = [];
+  for (const { call, tool } of round.calls) {
+    setCurrentDetails(`Tool: ${call.function.name}`);
+    outcomes.push(
+      await runAgentTool({
+        sessionId,
+        turnId: round.turnId,
+        call,
+        tool,
+        owner: round.owner,
+        caller: round.caller,
+      }),
+    );
+  }
+  return outcomes;
+}
+
 /**
- * One voice session (workflow id = the `sess_…` id). Each turn is a Workflow Update, so the Web UI
- * shows the conversation turn by turn (the update's input is what the caller said, its result the
- * agent's reply and actions); turns are taken one at a time, in order, each identified by its update.
- * With no turn for `idleTimeoutMs` (one durable timer per idle period) the session ends as
- * `idle_timeout`; the `end` update ends it at once. Every `turnsPerRun` turns the workflow continues
- * as new, so a long conversation's history stays bounded.
+ * One voice session (workflow id = the `sess_…` id). The API answers each turn (docs/sessions.md
+ * "Where each part runs"); what must be durable comes here as Workflow Updates, one at a time: a
+ * model round's tool calls (`tools`), a voice command with side effects (`command`), and each turn
+ * once it has ended (`turn`, whose result is the turn as recorded), so the Web UI shows the
+ * conversation turn by turn. With no turn for `idleTimeoutMs` (one durable timer per idle period)
+ * the session ends as `idle_timeout`; the `end` update ends it at once. Every `turnsPerRun` turns the
+ * workflow continues as new, so a long conversation's history stays bounded.
  */
 export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<SessionEnd> {
   const state = { turnCount: input.turnCount ?? 0, turnsThisRun: 0, busy: false, idleSince: Date.now() };
@@ -153,37 +114,46 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   let ended: SessionEnd | undefined;
   const dueToContinueAsNew = () =>
     state.turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
+  /** One update's work at a time, in the order they came. */
+  const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
+    await condition(() => !state.busy);
+    state.busy = true;
+    try {
+      return await work();
+    } finally {
+      state.busy = false;
+      state.idleSince = Date.now();
+    }
+  };
+  const refuseUnlessActive = () => {
+    if (status !== 'active') throw new Error('The session has ended');
+  };
 
   setHandler(sessionStateQuery, () => ({ status, turnCount: state.turnCount }));
+  setHandler(toolsUpdate, (round) => exclusive(() => runToolRound(input.sessionId, round)), {
+    validator: (_round: ToolRoundInput) => refuseUnlessActive(),
+  });
+  setHandler(commandUpdate, (command) => exclusive(() => runVoiceCommand(command)), {
+    validator: (_command: CommandInput) => refuseUnlessActive(),
+  });
   setHandler(
     turnUpdate,
-    async ({ text }) => {
-      await condition(() => !state.busy);
-      state.busy = true;
-      try {
+    (turn) =>
+      exclusive(async (): Promise<TurnRecord> => {
         state.turnsThisRun++;
-        setCurrentDetails(`Turn: “${text}”`);
-        const ref = {
+        const recorded = await recordTurn({
           sessionId: input.sessionId,
           updateId: currentUpdateInfo()!.id,
-          text,
-          started: Date.now(),
-        };
-        // the turn after which this run continues as new is answered by its update: answered early,
-        // the caller's next turn could reach this run while it closes, and wait for the client's retry
-        const turn = await takeTurn(ref, !dueToContinueAsNew());
-        state.turnCount = Math.max(state.turnCount, turn.index);
-        setCurrentDetails(`Turn ${turn.index}: “${text}” → “${turn.reply.text}”`);
-        return turn;
-      } finally {
-        state.busy = false;
-        state.idleSince = Date.now();
-      }
-    },
+          ...turn,
+        });
+        state.turnCount = Math.max(state.turnCount, recorded.index);
+        setCurrentDetails(`Turn ${recorded.index}: “${turn.text}” → “${turn.spokenText}”`);
+        return recorded;
+      }),
     {
-      validator: ({ text }) => {
-        if (status !== 'active') throw new Error('The session has ended');
-        if (typeof text !== 'string' || text.trim() === '') throw new Error('text is required');
+      validator: (turn) => {
+        refuseUnlessActive();
+        if (typeof turn?.text !== 'string' || turn.text.trim() === '') throw new Error('text is required');
       },
     },
   );

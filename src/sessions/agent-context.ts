@@ -234,7 +234,7 @@ async function agentContextRows(em: EntityManager, session: SessionRef, withTool
             ${withTools ? asJson(custom.sql) : none} as custom,
             ${withTools ? asJson(servers.sql) : none} as servers,
             ${withTools ? asJson(installed.sql) : none} as installed,
-            ${asJson('select text, reply from (select index, text, reply from session_turns where session_id = ? order by index desc limit ?) t order by index')} as history`,
+            ${asJson('select text, reply from (select index, text, coalesce(spoken_text, reply) as reply from session_turns where session_id = ? order by index desc limit ?) t order by index')} as history`,
   )([
     ...activities.bindings,
     ...(withTools ? [...custom.bindings, ...servers.bindings, ...installed.bindings] : []),
@@ -270,9 +270,10 @@ export async function buildAgentContext(
     agentContextRows(em, session, withTools),
   ]);
   const tools = withTools ? await agentTools(ctx, em, ownerOf(session), rows.tools) : [];
+  // what the agent said is what the caller heard: an interrupted reply counts only up to where it stopped
   const history: ChatMessage[] = rows.history.flatMap((t) => [
     { role: 'user' as const, content: t.text },
-    { role: 'assistant' as const, content: t.reply },
+    ...(t.reply ? [{ role: 'assistant' as const, content: t.reply }] : []),
   ]);
   return { system: systemPrompt(manifest, session.userId, rows.activities), tools, history };
 }

@@ -79,7 +79,7 @@ export type TurnAction =
 
 /** One exchange: what the caller said and how the agent answered (`index` from 1). */
 export class SessionTurn {
-  [OptionalProps]?: 'error' | 'createdAt' | 'updateId';
+  [OptionalProps]?: 'error' | 'createdAt' | 'updateId' | 'interrupted' | 'spokenText';
   sessionId!: string;
   index!: number;
   /** The Workflow Update that took the turn: what identifies it (the index is given when it is recorded). */
@@ -90,6 +90,10 @@ export class SessionTurn {
   actions!: TurnAction[];
   error?: string | null;
   latencyMs!: number;
+  /** The caller interrupted the reply (barge-in): only `spokenText` of it was heard. */
+  interrupted = false;
+  /** What of the reply was spoken before the turn ended (null on turns recorded before this was kept: all of it). */
+  spokenText?: string | null;
   createdAt: Date = new Date();
 }
 
@@ -106,6 +110,8 @@ export const SessionTurnSchema = new EntitySchema<SessionTurn>({
     actions: { type: 'json', columnType: 'jsonb' },
     error: { type: 'text', nullable: true },
     latencyMs: { type: 'integer' },
+    interrupted: { type: 'boolean', default: false },
+    spokenText: { type: 'text', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz' },
   },
 });

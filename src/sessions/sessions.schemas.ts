@@ -83,6 +83,15 @@ export const TurnView = z
       .nullable()
       .meta({ description: 'What went wrong (the reply is then a spoken fallback)' }),
     latencyMs: z.number(),
+    interrupted: z
+      .boolean()
+      .meta({
+        description: 'The caller interrupted the reply (barge-in): only `spokenText` of it was heard',
+      }),
+    spokenText: z.string().meta({
+      description:
+        "What of the reply was spoken (all of it unless interrupted); the next turn's history holds this",
+    }),
   })
   .meta({ id: 'SessionTurn' });
 export type TurnViewShape = z.input<typeof TurnView>;

@@ -1,23 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Response } from 'express';
-import { endUpdate, turnUpdate } from '../../workflows/messages';
+import { endUpdate } from '../../workflows/messages';
 import type { PlatformAuth } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
 import { findOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
 import { Persona } from '../personas';
 import { buildAgentContext } from './agent-context';
-import { endSession as recordSessionEnd, turnRecord } from './agent-turn';
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
 import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
-import { turnAnswers } from './turn-answers';
-import { claimTurn, releaseTurn } from './turn-claims';
-import type { TurnRecord } from './turn-types';
+import { takeTurn as takeRestTurn } from './turn/rest-turn';
+import { UPDATE_WAIT_MS } from './turn/turn-store';
+import { endSession as recordSessionEnd, turnRecord } from './turn-records';
+import { workflowError } from './workflow-errors';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -117,7 +116,10 @@ export async function getSession(em: EntityManager, owner: Owner, id: string) {
 }
 
 /** Sessions this process saw active, with what never changes of them (bounded; oldest out first). */
-const activeSessions = new Map<string, { accountId: string; environment: string; personaId: string }>();
+const activeSessions = new Map<
+  string,
+  { accountId: string; environment: string; personaId: string; workflowStartedAt: Date | null }
+>();
 const ACTIVE_SESSIONS_KEPT = 10_000;
 
 function rememberActive(session: Session) {
@@ -125,76 +127,20 @@ function rememberActive(session: Session) {
     accountId: session.account,
     environment: session.environment,
     personaId: session.personaId,
+    workflowStartedAt: session.workflowStartedAt ?? null,
   };
   if (activeSessions.size >= ACTIVE_SESSIONS_KEPT) {
     const oldest = activeSessions.keys().next().value;
     if (oldest !== undefined) activeSessions.delete(oldest);
   }
-  activeSessions.set(session.id, known);
+  if (known.workflowStartedAt) activeSessions.set(session.id, known);
   return known;
 }
 
-/** How long a turn's answer is awaited before the caller is told to look for it later. */
-const TURN_WAIT_MS = 60_000;
-const RETRY_AFTER_SECONDS = 2;
-/** A turn's claim outlives its wait by this much, then lapses (its API process died mid-turn). */
-const TURN_CLAIM_MARGIN_MS = 10_000;
-
-function unavailable(res: Response | undefined, message: string): ApiError {
-  res?.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-  return new ApiError(503, 'SERVICE_UNAVAILABLE', message);
-}
-
-/** Maps what can go wrong talking to the session's workflow onto the API's errors. */
-function workflowError(error: unknown, session: Session, res?: Response): never {
-  if (error instanceof ApiError) throw error;
-  if (error instanceof WorkflowUpdateFailedError) {
-    const reason = error.cause?.message ?? error.message;
-    if (/ended/i.test(reason)) throw conflict(`Session ${session.id} has ended`);
-    throw conflict(`The session refused the turn: ${reason}`);
-  }
-  if (error instanceof WorkflowNotFoundError) {
-    // committed, but its workflow is not started yet (Temporal was down): the dispatcher starts it
-    if (!session.workflowStartedAt)
-      throw unavailable(res, `Session ${session.id} is starting; retry shortly`);
-    throw conflict(`Session ${session.id} has ended`);
-  }
-  if (error instanceof ServiceError || (error as Error)?.name === 'AbortError') {
-    throw unavailable(
-      res,
-      'The session did not answer in time (Temporal or its workers unavailable); retry shortly',
-    );
-  }
-  throw error;
-}
-
 /**
- * Sends the turn to the session's workflow as Workflow Update `updateId`, answered by whichever comes
- * first: the update's result, or the turn's record committed by a step of this process
- * (src/sessions/turn-answers.ts); both are the same turn.
- */
-async function sendTurn(ctx: AppContext, id: string, text: string, updateId: string): Promise<TurnRecord> {
-  // the client's connection, not a worker's native one: that one ignores abort signals and retries
-  // while Temporal is down, where a turn must be answered 503 at once
-  const temporal = ctx.temporal;
-  const early = turnAnswers.expect(updateId);
-  try {
-    const update = temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
-      temporal.workflow.getHandle(id).executeUpdate(turnUpdate, { args: [{ text }], updateId }),
-    );
-    // answered early, the update still finishes (with the same record); nothing to tell anyone then
-    update.catch((error) =>
-      ctx.logger.debug({ err: error, sessionId: id, updateId }, 'turn update ended with an error'),
-    );
-    return await Promise.race([update, early.answered]);
-  } finally {
-    early.done();
-  }
-}
-
-/**
- * POST /sessions/:id/turns: the turn goes to the session's workflow as a Workflow Update and is
- * answered once the agent replied. With `audio`, the reply is also spoken in the persona's voice.
+ * POST /sessions/:id/turns (src/sessions/turn/rest-turn.ts). A session seen active and owned by this
+ * caller is not read again: its owner and persona never change, and a turn on an ended session is
+ * refused (409) by the turn engine or the session's workflow.
  */
 export async function takeTurn(
   ctx: AppContext,
@@ -204,42 +150,24 @@ export async function takeTurn(
   input: TurnInput,
   res?: Response,
 ): Promise<TurnViewShape> {
-  // a session seen active and owned by this caller is not read again: its owner and persona never
-  // change, and its workflow refuses turns once it has ended (409 as below)
-  let session: Session | undefined;
   let known = activeSessions.get(id);
   if (!known || known.accountId !== owner.accountId || known.environment !== owner.environment) {
-    session = await findSession(em, owner, id);
+    const session = await findSession(em, owner, id);
     if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
     known = rememberActive(session);
   }
-  // one turn at a time: the update's id is the turn's identity, and its claim on the session
-  const updateId = randomUUID();
-  const claim = { sessionId: id, claimId: updateId, ttlMs: TURN_WAIT_MS + TURN_CLAIM_MARGIN_MS };
-  if (!(await claimTurn(ctx, claim))) {
-    throw conflict(`Session ${id} is answering another turn; send the next turn once it is answered`);
-  }
-  let turn: TurnRecord;
   try {
-    // the turn's record lets the session's next turn in (in the statement that records it)
-    turn = await sendTurn(ctx, id, input.text, updateId);
-  } catch (error) {
-    await releaseTurn(ctx, claim).catch((failure) =>
-      ctx.logger.warn({ err: failure, sessionId: id }, 'could not release the turn claim; it lapses'),
+    return await takeRestTurn(
+      ctx,
+      em,
+      { id, personaId: known.personaId, workflowStartedAt: known.workflowStartedAt },
+      input,
+      res,
     );
-    activeSessions.delete(id);
-    workflowError(error, session ?? (await findSession(em, owner, id)), res);
-  }
-  if (!input.audio) return turn;
-  const persona = await em.findOne(Persona, { id: known.personaId });
-  const voiceId = persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria';
-  try {
-    const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
-    if (spoken) return { ...turn, reply: { ...turn.reply, audioUrl: spoken.preview.audioUrl } };
   } catch (error) {
-    ctx.logger.warn({ err: error, sessionId: id }, 'could not synthesize the reply');
+    activeSessions.delete(id);
+    throw error;
   }
-  return turn;
 }
 
 /**
@@ -257,7 +185,7 @@ export async function endSession(
   activeSessions.delete(id);
   if (session.status === 'active') {
     try {
-      await ctx.temporal.withAbortSignal(AbortSignal.timeout(TURN_WAIT_MS), () =>
+      await ctx.temporal.withAbortSignal(AbortSignal.timeout(UPDATE_WAIT_MS), () =>
         ctx.temporal.workflow.getHandle(id).executeUpdate(endUpdate),
       );
     } catch (error) {

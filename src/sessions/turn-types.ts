@@ -10,4 +10,8 @@ export interface TurnRecord {
   actions: TurnAction[];
   error: string | null;
   latencyMs: number;
+  /** The caller interrupted the reply: only `spokenText` of it was heard. */
+  interrupted: boolean;
+  /** What of the reply was spoken (all of it unless interrupted); the next turn's history holds this. */
+  spokenText: string;
 }

@@ -16,9 +16,9 @@ export const SCENARIOS = {
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
-  /** A speak-only command, a command with a tool step (run in the workflow), a fallback, the end. */
+  /** A speak-only command, a command with a tool step (`command`, run in the workflow), a fallback, the end. */
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
-  /** With a model: a command, an answer, a tool round, each turn one step (answerTurn); the end. */
+  /** With a model: a command, an answer, a tool round (`tools`), each turn recorded (`turn`); the end. */
   'voice-session-model-turns': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',

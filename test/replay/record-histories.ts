@@ -294,9 +294,9 @@ async function main(): Promise<void> {
       app.ctx.temporal.workflow.getHandle(restoring.removalId),
     );
 
-    // a voice session (no LLM here): a speak-only voice command (answered in the turn's step), a
-    // command with a tool step (run step by step in the session's workflow), a turn the agent answers
-    // with the commands it knows, then the end
+    // a voice session (no LLM here): a speak-only voice command (run by the API, recorded by a `turn`
+    // update), a command with a tool step (a `command` update runs it step by step, then `turn`), a turn
+    // the agent answers with the commands it knows, then the end
     const testServer = await api(
       'POST',
       '/mcp-servers',
@@ -383,9 +383,9 @@ async function main(): Promise<void> {
     await record('voice-session-command-fallback-end', app.ctx.temporal.workflow.getHandle(session.id));
 
     // a voice session with a model (the LLM double), served by an app and worker of their own on
-    // another task queue (LLM_BASE_URL set): each turn is one step (answerTurn), the speak-only
-    // command, an answer without a tool, and a question about an order that makes the model call the
-    // MCP tool and answer from its result; then the end.
+    // another task queue (LLM_BASE_URL set): the speak-only command, an answer without a tool, and a
+    // question about an order that makes the model call the MCP tool (a `tools` update) and answer
+    // from its result; each turn recorded by a `turn` update; then the end.
     const llm = await startLlmDouble();
     stops.push(() => llm.close());
     llm.script(orderDeskModel('Hello! How can I help?'));

@@ -13,6 +13,7 @@ import { Migration20261124300000ActivityUserCounts } from './Migration2026112430
 import { Migration20261125000000ActivityUserMetrics } from './Migration20261125000000ActivityUserMetrics';
 import { Migration20261125100000SessionTurnRounds } from './Migration20261125100000SessionTurnRounds';
 import { Migration20261125200000TurnIdentity } from './Migration20261125200000TurnIdentity';
+import { Migration20261126000000TurnEngine } from './Migration20261126000000TurnEngine';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125000000ActivityUserMetrics', class: Migration20261125000000ActivityUserMetrics },
   { name: 'Migration20261125100000SessionTurnRounds', class: Migration20261125100000SessionTurnRounds },
   { name: 'Migration20261125200000TurnIdentity', class: Migration20261125200000TurnIdentity },
+  { name: 'Migration20261126000000TurnEngine', class: Migration20261126000000TurnEngine },
 ];

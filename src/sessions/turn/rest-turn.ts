@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Response } from 'express';
+import type { AppContext } from '../../common/context';
+import { conflict } from '../../http/errors';
+import { Persona } from '../../personas';
+import type { Session } from '../session.entity';
+import type { TurnInput, TurnViewShape } from '../sessions.schemas';
+import { claimTurn, releaseTurn } from '../turn-claims';
+import type { TurnRecord } from '../turn-types';
+import { workflowError } from '../workflow-errors';
+import { answerTurn } from './answer-turn';
+import { silentListener } from './turn-listener';
+import { recordTurnInWorkflow, UPDATE_WAIT_MS } from './turn-store';
+
+/** A turn's claim outlives its longest wait by this much, then lapses (its API process died mid-turn). */
+const TURN_CLAIM_MARGIN_MS = 10_000;
+/** A turn may wait for a tool round, a command and its record: the claim covers them all. */
+const TURN_CLAIM_MS = 3 * UPDATE_WAIT_MS + TURN_CLAIM_MARGIN_MS;
+
+/**
+ * POST /sessions/:id/turns, a client of the turn engine that does not stream: the session is claimed
+ * for the turn (one turn at a time), the engine answers it (src/sessions/turn/answer-turn.ts), the
+ * session's workflow records it, and the answer is the turn as recorded. With `audio`, the reply is
+ * also spoken in the persona's voice, as one MP3.
+ */
+export async function takeTurn(
+  ctx: AppContext,
+  em: EntityManager,
+  session: Pick<Session, 'id' | 'workflowStartedAt' | 'personaId'>,
+  input: TurnInput,
+  res?: Response,
+): Promise<TurnViewShape> {
+  const turnId = randomUUID();
+  const claim = { sessionId: session.id, claimId: turnId, ttlMs: TURN_CLAIM_MS };
+  if (!(await claimTurn(ctx, claim))) {
+    throw conflict(
+      `Session ${session.id} is answering another turn (or a live stream holds it); send the next turn once it is answered`,
+    );
+  }
+  let turn: TurnRecord;
+  try {
+    const startedAt = Date.now();
+    const answer = await answerTurn(ctx, {
+      sessionId: session.id,
+      turnId,
+      text: input.text,
+      startedAt,
+      signal: new AbortController().signal,
+      listener: silentListener,
+    });
+    // the statement that records the turn also lets the session's next turn in (the claim)
+    turn = await recordTurnInWorkflow(ctx, {
+      sessionId: session.id,
+      turnId,
+      ...answer,
+      spokenText: answer.reply.text,
+      latencyMs: Date.now() - startedAt,
+    });
+  } catch (error) {
+    await releaseTurn(ctx, claim).catch((failure) =>
+      ctx.logger.warn({ err: failure, sessionId: session.id }, 'could not release the turn claim; it lapses'),
+    );
+    workflowError(error, session, res);
+  }
+  return input.audio ? withSpokenReply(ctx, em, session, turn) : turn;
+}
+
+/** The turn with its reply spoken in the persona's voice (an MP3 data URL), when synthesis works. */
+async function withSpokenReply(
+  ctx: AppContext,
+  em: EntityManager,
+  session: Pick<Session, 'id' | 'personaId'>,
+  turn: TurnRecord,
+): Promise<TurnViewShape> {
+  const persona = await em.findOne(Persona, { id: session.personaId });
+  const voiceId = persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria';
+  try {
+    const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
+    if (spoken) return { ...turn, reply: { ...turn.reply, audioUrl: spoken.preview.audioUrl } };
+  } catch (error) {
+    ctx.logger.warn({ err: error, sessionId: session.id }, 'could not synthesize the reply');
+  }
+  return turn;
+}

@@ -1,0 +1,47 @@
+import type { TurnRecord } from '../turn-types';
+
+/** What the engine tells a transport while a turn is answered (docs/voice-stream.md lists the events). */
+export interface TurnListener {
+  /** Reply text as it is decided: the model's text as it streams, or a whole reply at once. */
+  text(text: string): void;
+  /** A tool call the model made is starting (in the session's workflow). */
+  toolStarted(call: { id: string; name: string; arguments: string }): void;
+  /** A tool call finished (it is recorded in the workflow's history and with the turn). */
+  toolFinished(call: {
+    id: string;
+    name: string;
+    success: boolean;
+    durationMs: number;
+    error?: string;
+  }): void;
+  /** A tool has not answered within HOLD_PHRASE_AFTER_MS: the agent says this meanwhile. */
+  hold(phrase: string): void;
+  /** A voice command's workflow settled a step. */
+  workflowStep(step: { workflowName: string; executionId: string; status: string; speech: string[] }): void;
+}
+
+/** A listener that hears nothing (the REST turn). */
+export const silentListener: TurnListener = {
+  text: () => undefined,
+  toolStarted: () => undefined,
+  toolFinished: () => undefined,
+  hold: () => undefined,
+  workflowStep: () => undefined,
+};
+
+/** One turn to answer. */
+export interface TurnRequest {
+  sessionId: string;
+  /** The turn's id: the id of the Workflow Update that records it (src/sessions/turn/turn-store.ts). */
+  turnId: string;
+  /** What the caller said. */
+  text: string;
+  /** When the turn began (ms). */
+  startedAt: number;
+  /** Aborted when the caller interrupts: the model stops, a tool call already started finishes. */
+  signal: AbortSignal;
+  listener: TurnListener;
+}
+
+/** How the agent answered: the turn to record, but for what of it was spoken (the transport knows). */
+export type TurnAnswer = Omit<TurnRecord, 'index' | 'spokenText'>;

@@ -1,0 +1,68 @@
+import type { AppContext } from '../../common/context';
+import type { Owner } from '../../common/owner';
+import type { AgentTool, ChatToolCall } from '../agent-context';
+import type { AgentToolOutcome, Caller } from '../agent-tools';
+import type { TurnListener } from './turn-listener';
+import { runToolsInWorkflow } from './turn-store';
+
+/** A tool that has not answered within this long gets a hold phrase (dead air is worse). */
+export const HOLD_PHRASE_AFTER_MS = 300;
+
+/** A hold phrase from the persona's `behaviors.thinking_sounds`, a different one each time if it can. */
+function holdPhrase(phrases: string[] | undefined, turnId: string, round: number): string | undefined {
+  const usable = (phrases ?? []).filter((p) => p.trim());
+  if (!usable.length) return undefined;
+  let hash = round;
+  for (const c of turnId) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  return usable[hash % usable.length];
+}
+
+/**
+ * Runs one model round's tool calls as the session's workflow runs them: in order, each at most
+ * once, recorded in its history (docs/sessions.md "Tool calls"). The listener hears each call start
+ * and finish, and a hold phrase if the round has not answered within HOLD_PHRASE_AFTER_MS. A caller
+ * who interrupts does not stop a round already sent: its side effects finish and are recorded.
+ */
+export async function runToolRound(
+  ctx: AppContext,
+  turn: { sessionId: string; turnId: string; listener: TurnListener },
+  round: {
+    round: number;
+    calls: ChatToolCall[];
+    tools: AgentTool[];
+    owner: Owner;
+    caller: Caller;
+    thinkingSounds?: string[];
+  },
+): Promise<AgentToolOutcome[]> {
+  for (const call of round.calls)
+    turn.listener.toolStarted({ id: call.id, name: call.function.name, arguments: call.function.arguments });
+  const phrase = holdPhrase(round.thinkingSounds, turn.turnId, round.round);
+  const hold = phrase ? setTimeout(() => turn.listener.hold(phrase), HOLD_PHRASE_AFTER_MS) : undefined;
+  try {
+    const outcomes = await runToolsInWorkflow(ctx, turn.sessionId, {
+      round: round.round,
+      turnId: turn.turnId,
+      calls: round.calls.map((call) => ({
+        call,
+        tool: round.tools.find((t) => t.name === call.function.name) ?? null,
+      })),
+      owner: round.owner,
+      caller: round.caller,
+    });
+    outcomes.forEach(({ action }, i) => {
+      if (action.type !== 'tool') return;
+      const { id, function: fn } = round.calls[i];
+      turn.listener.toolFinished({
+        id,
+        name: fn.name,
+        success: action.success,
+        durationMs: action.durationMs,
+        ...(action.error ? { error: action.error } : {}),
+      });
+    });
+    return outcomes;
+  } finally {
+    clearTimeout(hold);
+  }
+}
