@@ -1,32 +1,26 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logging/logger';
-import type { SynthesisJob, WorkerMessage } from './speech-protocol';
+import {
+  type JobInput,
+  type PcmSynthesisResult,
+  PoolBusyError,
+  type PoolJob,
+  type SynthesisResult,
+  type WorkerJob,
+  type WorkerMessage,
+} from './speech-protocol';
+
+export { type JobInput, type PcmSynthesisResult, PoolBusyError, type SynthesisResult };
 
 /**
  * A bounded pool of speech worker threads. Each thread owns one eSpeak NG engine and one MP3 encoder
- * and runs one job at a time, so synthesis never blocks the event loop and never interleaves on an
- * engine. Jobs wait in a bounded FIFO queue; warm-up sentences run only when that queue is empty,
- * one at a time in the whole pool (so warm-up never takes more than one core, and with two threads or
- * more a preview finds a thread free; with one it waits at most for one warm-up sentence). A thread that crashes or overruns
- * the job deadline is replaced.
+ * and runs one job at a time (a synthesis, answering MP3 or samples, or an MP3 encoding), so neither
+ * blocks the event loop nor interleaves on an engine. Jobs wait in a bounded FIFO queue; warm-up
+ * sentences run only when it is empty, one at a time in the whole pool (so warm-up takes one core at
+ * most, and with two threads or more a job finds a thread free; with one it waits at most for one
+ * warm-up sentence). A thread that crashes or overruns the job deadline is replaced.
  */
-
-export interface SynthesisResult {
-  mp3: Uint8Array;
-  samples: number;
-  sampleRate: number;
-  synthMs: number;
-}
-
-export class PoolBusyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PoolBusyError';
-  }
-}
-
-export type JobInput = Omit<SynthesisJob, 'id'>;
 
 export interface SpeechPoolOptions {
   size: number;
@@ -43,8 +37,8 @@ export interface SpeechPoolOptions {
 }
 
 interface Pending {
-  job: SynthesisJob;
-  resolve(result: SynthesisResult): void;
+  job: WorkerJob;
+  resolve(result: SynthesisResult | PcmSynthesisResult): void;
   reject(error: Error): void;
   timer?: NodeJS.Timeout;
 }
@@ -116,15 +110,28 @@ export class SpeechPool {
     }
   }
 
-  /** Speaks `job` on the next free thread. */
-  synthesize(job: JobInput): Promise<SynthesisResult> {
+  /** Speaks `job` on the next free thread: an MP3 file, or with `output: 'pcm'` the engine's samples. */
+  synthesize(job: JobInput & { output: 'pcm' }): Promise<PcmSynthesisResult>;
+  synthesize(job: JobInput & { output?: 'mp3' }): Promise<SynthesisResult>;
+  synthesize(job: JobInput): Promise<SynthesisResult | PcmSynthesisResult> {
+    return this.submit({ type: 'synthesize', ...job });
+  }
+
+  /** 16-bit mono samples as MP3 at their own rate (an MP3 rate: 16000, 22050, 24000…); they are copied. */
+  encodeMp3({ pcm, sampleRate }: { pcm: Int16Array; sampleRate: number }): Promise<SynthesisResult> {
+    // a view is cloned with its whole buffer: send only its own samples
+    const own = pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength ? pcm : pcm.slice();
+    return this.submit({ type: 'encode', pcm: own, sampleRate }) as Promise<SynthesisResult>;
+  }
+
+  private submit(job: PoolJob): Promise<SynthesisResult | PcmSynthesisResult> {
     if (this.closed) return Promise.reject(new PoolBusyError('The speech pool is closed'));
     this.start();
     if (this.queue.length >= this.maxQueue) {
-      return Promise.reject(new PoolBusyError(`${this.queue.length} previews are already waiting`));
+      return Promise.reject(new PoolBusyError(`${this.queue.length} speech jobs are already waiting`));
     }
-    return new Promise<SynthesisResult>((resolve, reject) => {
-      const pending: Pending = { job: { ...job, id: this.nextId++ }, resolve, reject };
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { job: { ...job, id: this.nextId++ } as WorkerJob, resolve, reject };
       pending.timer = setTimeout(() => this.expire(pending), this.jobTimeoutMs);
       pending.timer.unref();
       this.queue.push(pending);
@@ -210,11 +217,10 @@ export class SpeechPool {
         this.growTimer = undefined;
         this.growSoon();
       }
-      if (message.type === 'done') {
-        const { mp3, samples, sampleRate, synthMs } = message;
-        this.settle(pending, undefined, { mp3, samples, sampleRate, synthMs });
-      } else {
-        this.settle(pending, new Error(message.error));
+      if (message.type === 'failed') this.settle(pending, new Error(message.error));
+      else {
+        const { type, id, ...result } = message; // the result, without the message's own fields
+        this.settle(pending, undefined, result);
       }
     }
     this.dispatch();
@@ -257,7 +263,7 @@ export class SpeechPool {
     }
   }
 
-  private settle(pending: Pending, error?: Error, result?: SynthesisResult): void {
+  private settle(pending: Pending, error?: Error, result?: SynthesisResult | PcmSynthesisResult): void {
     if (pending.timer) clearTimeout(pending.timer);
     if (error) pending.reject(error);
     else pending.resolve(result!);
@@ -273,7 +279,7 @@ export class SpeechPool {
       if (!next && !warming) {
         const warm = slot.warm.shift();
         if (warm) {
-          next = { job: { ...warm, id: this.nextId++ }, resolve: noop, reject: noop };
+          next = { job: { type: 'synthesize', ...warm, id: this.nextId++ }, resolve: noop, reject: noop };
           warming = true;
         }
       }
