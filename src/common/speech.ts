@@ -7,9 +7,18 @@ export interface SpeechPreview {
   text: string;
 }
 
+/** Synthesized speech as samples: 16-bit signed mono (sent as PCM16 LE), `sampleRate` per second. */
+export interface SpeechPcm {
+  pcm: Int16Array;
+  /** 22050 for eSpeak NG voices, 24000 for an OpenAI-compatible provider's voices. */
+  sampleRate: number;
+}
+
 export interface SpeechStats {
   pool: { threads: number; ready: number; busy: number; queued: number; warming: number };
   cache: { entries: number; bytes: number };
+  /** Samples made by speakPcm, kept for phrases that repeat (greetings, hold phrases). */
+  pcmCache: { entries: number; bytes: number };
 }
 
 /**
@@ -23,6 +32,16 @@ export interface Speech {
   warmed(): Promise<void>;
   /** `text` spoken in catalog voice `voiceId` (from the cache when made before); undefined for an unknown voice. */
   speak(voiceId: string, text: string): Promise<{ preview: SpeechPreview; cached: boolean } | undefined>;
+  /**
+   * `text` spoken in catalog voice `voiceId` as samples (for a stream); undefined for an unknown voice.
+   * The caller owns the array it gets.
+   */
+  speakPcm(voiceId: string, text: string): Promise<SpeechPcm | undefined>;
+  /**
+   * 16-bit mono samples as an MP3 file (32 kbps, at their own rate), encoded off the event loop;
+   * `sampleRate` must be an MP3 rate (16000, 22050, 24000…).
+   */
+  encodeMp3(pcm: Int16Array, sampleRate: number): Promise<Uint8Array>;
   stats(): SpeechStats;
   close(): Promise<void>;
 }

@@ -1,9 +1,9 @@
-import type { Speech, SpeechPreview, SpeechStats } from '../common/speech';
+import type { Speech, SpeechPcm, SpeechPreview, SpeechStats } from '../common/speech';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { dataUrl } from './audio';
 import { ByteLru } from './byte-lru';
-import { remoteSpeech } from './remote-tts';
+import { remoteSpeech, remoteSpeechPcm } from './remote-tts';
 import { SpeechPool } from './speech-pool';
 import {
   type CatalogVoice,
@@ -27,14 +27,21 @@ export class NothingToSayError extends Error {
 }
 
 /**
- * Makes voice previews: eSpeak NG voices on the worker-thread pool, remote voices on the configured
- * OpenAI-compatible endpoint. Results are cached by voice and text in an LRU bounded by bytes, and
- * identical previews in flight are made once.
+ * The byte budget of the samples speakPcm keeps (never more than VOICE_CACHE_MB): about 95 s of eSpeak
+ * NG speech at 22050 Hz, for the greetings and hold phrases every call repeats.
+ */
+export const PCM_CACHE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Makes voice previews and samples for streams: eSpeak NG voices on the worker-thread pool, remote
+ * voices on the configured OpenAI-compatible endpoint. Previews are cached by voice and text in an LRU
+ * bounded by bytes, and identical previews in flight are made once; samples have an LRU of their own.
  */
 export class SpeechSynthesizer implements Speech {
   readonly pool: SpeechPool;
   private readonly cache: ByteLru<string, Preview>;
   private readonly inflight = new Map<string, Promise<Preview>>();
+  private readonly pcmCache: ByteLru<string, SpeechPcm>;
 
   constructor(
     private readonly config: Pick<Config, 'voices' | 'outbound'>,
@@ -47,6 +54,10 @@ export class SpeechSynthesizer implements Speech {
       warmUp: ESPEAK_CATALOG.map((v) => ({ ...engineJob(v.espeak!), text: v.sampleText })),
     });
     this.cache = new ByteLru(config.voices.cacheBytes, (p) => p.audioUrl.length + p.text.length * 2 + 64);
+    this.pcmCache = new ByteLru(
+      Math.min(PCM_CACHE_BYTES, config.voices.cacheBytes),
+      (s) => s.pcm.byteLength + 64,
+    );
   }
 
   /** Starts the threads; each then speaks every built-in voice's sample text once, when idle (warm-up). */
@@ -72,13 +83,39 @@ export class SpeechSynthesizer implements Speech {
     return { preview: await this.make(voice, text), cached: false };
   }
 
+  /**
+   * `text` in the catalog voice `voiceId` as 16-bit mono samples, for a stream: 22050 Hz from eSpeak NG,
+   * 24000 Hz from a remote voice (its `pcm` format); undefined when the voice is unknown. Kept in a
+   * small LRU by voice and text; every caller gets an array of its own.
+   */
+  async speakPcm(voiceId: string, text: string): Promise<SpeechPcm | undefined> {
+    const voice = findCatalogVoice(voiceId, this.config);
+    if (!voice) return undefined;
+    const key = `${voice.id}\n${text}`;
+    const hit = this.pcmCache.get(key);
+    if (hit) return { pcm: hit.pcm.slice(), sampleRate: hit.sampleRate };
+    const made = await this.synthesizePcm(voice, text);
+    this.pcmCache.set(key, { pcm: made.pcm.slice(), sampleRate: made.sampleRate });
+    return made;
+  }
+
+  /** 16-bit mono samples as MP3 (32 kbps, same rate: 16000, 22050, 24000…), encoded in a speech thread. */
+  async encodeMp3(pcm: Int16Array, sampleRate: number): Promise<Uint8Array> {
+    return (await this.pool.encodeMp3({ pcm, sampleRate })).mp3;
+  }
+
   stats(): SpeechStats {
-    return { pool: this.pool.stats(), cache: { entries: this.cache.size, bytes: this.cache.bytes } };
+    return {
+      pool: this.pool.stats(),
+      cache: { entries: this.cache.size, bytes: this.cache.bytes },
+      pcmCache: { entries: this.pcmCache.size, bytes: this.pcmCache.bytes },
+    };
   }
 
   async close(): Promise<void> {
     await this.pool.close();
     this.cache.clear();
+    this.pcmCache.clear();
   }
 
   private make(voice: CatalogVoice, text: string): Promise<Preview> {
@@ -117,6 +154,17 @@ export class SpeechSynthesizer implements Speech {
       if (duration === 0) throw new NothingToSayError();
       return { audioUrl: dataUrl(format, bytes), duration, text };
     }
+    throw new Error(`Voice ${voice.id} has no synthesizer`);
+  }
+
+  private async synthesizePcm(voice: CatalogVoice, text: string): Promise<SpeechPcm> {
+    if (voice.espeak) {
+      const job = { ...engineJob(voice.espeak), text, output: 'pcm' as const };
+      const { pcm, sampleRate } = await this.pool.synthesize(job);
+      return { pcm, sampleRate };
+    }
+    const tts = this.config.voices.tts;
+    if (voice.remoteVoice && tts) return remoteSpeechPcm(tts, this.config.outbound, voice.remoteVoice, text);
     throw new Error(`Voice ${voice.id} has no synthesizer`);
   }
 }
