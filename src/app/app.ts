@@ -9,13 +9,20 @@ import { ApiError, validationFailed } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
 import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
+import { type SessionStreams, sessionStreams } from '../sessions';
 import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
 import { mountAreaRoutes } from './routes';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** One Express app serving every API root (docs/api-contract.md "API roots and credentials"), plus health, OpenAPI and docs. */
-export function createApp(ctx: AppContext): { app: Express; registry: OpenApiRegistry; roots: ApiRoots } {
+export function createApp(ctx: AppContext): {
+  app: Express;
+  registry: OpenApiRegistry;
+  roots: ApiRoots;
+  /** The live voice streams (WebSocket upgrades on the same server): give them to listen(). */
+  streams: SessionStreams;
+} {
   const app = express();
   const registry = new OpenApiRegistry();
   app.disable('x-powered-by');
@@ -91,7 +98,7 @@ export function createApp(ctx: AppContext): { app: Express; registry: OpenApiReg
     next(new ApiError(404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   });
   app.use(errorHandler(ctx));
-  return { app, registry, roots };
+  return { app, registry, roots, streams: sessionStreams(ctx) };
 }
 
 interface BodyParserError extends Error {

@@ -14,6 +14,7 @@ import { createHttpServer } from '../http/node-server';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
+import type { SessionStreams } from '../sessions';
 import { connectTemporalClient } from '../temporal/client';
 import { startTemporalDevServer } from '../temporal/dev-server';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -222,19 +223,26 @@ export function listen(
   app: Parameters<typeof createHttpServer>[0],
   host: string,
   port: number,
+  streams?: SessionStreams,
 ): Promise<http.Server> {
   return new Promise((resolve, reject) => {
     const server = createHttpServer(app);
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+    // the live voice streams: WebSocket upgrades on the API's own port
+    if (streams) {
+      server.on('upgrade', (req, socket, head) => void streams.handleUpgrade(req, socket, head));
+      server.on('close', () => streams.close());
+    }
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });
 }
 
 /** Stops the HTTP server: no new connections, idle ones closed, in-flight requests finish. */
-export function closeServer(server: http.Server): Promise<void> {
+export function closeServer(server: http.Server, streams?: SessionStreams): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
+    streams?.close(); // live calls end (each records its turn under way as interrupted)
     server.closeIdleConnections();
   });
 }

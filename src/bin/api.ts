@@ -7,11 +7,11 @@ async function main(): Promise<void> {
   const { config, logger } = loadConfigOrExit('api');
   const deps = await resolveDependencies(config, logger, false);
   const ctx = await buildContext(config, logger, deps, { migrate: false, registerSearchAttributes: true });
-  const { app } = createApp(ctx);
-  const server = await listen(app, config.host, config.port);
+  const { app, streams } = createApp(ctx);
+  const server = await listen(app, config.host, config.port, streams);
   logger.info({ host: config.host, port: config.port }, 'api listening');
   onShutdownSignal(logger, async () => {
-    await closeServer(server);
+    await closeServer(server, streams);
     await ctx.close();
   });
 }

@@ -25,8 +25,8 @@ async function main(): Promise<void> {
   // embedded PGlite serves one connection: the dispatcher then polls instead of LISTENing
   const worker = await startWorker(ctx, deps.temporalAddress, { listen: deps.poolMax > 1 });
   buildConsoleIfMissing(logger);
-  const { app } = createApp(ctx);
-  const server = await listen(app, config.host, config.port);
+  const { app, streams } = createApp(ctx);
+  const server = await listen(app, config.host, config.port, streams);
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   );
 
   onShutdownSignal(logger, async () => {
-    await closeServer(server);
+    await closeServer(server, streams);
     await worker.stop();
     await ctx.close();
     await deps.stop();

@@ -65,6 +65,10 @@ export const PersonaManifestSchema = z
         greetings: list(50, text(2000)),
         backchannels: list(50, text(200)),
         thinking_sounds: list(50, text(200)),
+        record_calls: z.boolean().meta({
+          description:
+            'Sessions with this persona keep their turns’ audio unless started with `recording: false`',
+        }),
       })
       .partial(),
   })

@@ -7,3 +7,4 @@ export {
   type TurnInput,
 } from './sessions.schemas';
 export { endSession, getSession, startSession, takeTurn } from './sessions.service';
+export { type SessionStreams, sessionStreams } from './stream/stream-server';

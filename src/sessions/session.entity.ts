@@ -18,6 +18,7 @@ export class Session {
     | 'endedAt'
     | 'endReason'
     | 'workflowStartedAt'
+    | 'recording'
     | 'createdAt'
     | 'updatedAt';
   id: string = newId('sess');
@@ -33,6 +34,8 @@ export class Session {
   endReason?: SessionEndReason | null;
   turnCount = 0;
   workflowStartedAt?: Date | null;
+  /** Keep each turn's caller and reply audio (docs/voice-stream.md "Recordings"). */
+  recording = false;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }
@@ -52,6 +55,7 @@ export const SessionSchema = new EntitySchema<Session>({
     endReason: { type: 'string', length: 16, nullable: true },
     turnCount: { type: 'integer' },
     workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    recording: { type: 'boolean', default: false },
     ...timestampProperties(),
   },
 });

@@ -3,6 +3,7 @@ import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
 import {
+  ClientTokenEnvelope,
   ListSessionsQuery,
   SessionContextEnvelope,
   SessionDetailEnvelope,
@@ -10,16 +11,21 @@ import {
   SessionIdParams,
   SessionList,
   StartSessionBody,
+  TurnAudio,
+  TurnAudioParams,
+  TurnAudioQuery,
   TurnBody,
   TurnEnvelope,
 } from './sessions.schemas';
 import {
+  clientToken,
   endSession,
   getSession,
   listSessions,
   sessionContext,
   startSession,
   takeTurn,
+  turnAudio,
 } from './sessions.service';
 
 export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
@@ -96,5 +102,32 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       params: SessionIdParams,
       success: { description: 'The agent’s context', schema: SessionContextEnvelope },
       handler: async ({ auth, params }) => ok(await sessionContext(ctx, em(), auth, params.id)),
+    })
+    .route({
+      method: 'post',
+      path: '/sessions/:id/client-token',
+      summary: 'A client token for a browser to open the session’s live stream',
+      description:
+        'For `GET /sessions/:id/stream?token=…` (WebSocket; docs/voice-stream.md): valid 5 minutes, for this one session only, so an API key never goes to a browser.',
+      scope: 'sessions:write',
+      rateClass: 'write',
+      params: SessionIdParams,
+      success: { status: 201, description: 'The token and when it expires', schema: ClientTokenEnvelope },
+      handler: async ({ auth, params }) => ok(await clientToken(ctx, em(), auth, params.id)),
+    })
+    .route({
+      method: 'get',
+      path: '/sessions/:id/turns/:index/audio',
+      summary: 'A recorded turn’s audio (MP3)',
+      description:
+        'For sessions with `recording: true`: the caller’s words (`side=caller`, streamed audio turns) or the reply as spoken (`side=agent`). Kept RECORDING_RETENTION_DAYS. 404 when there is none.',
+      scope: 'sessions:read',
+      params: TurnAudioParams,
+      query: TurnAudioQuery,
+      success: { description: '`audio/mpeg`', schema: TurnAudio },
+      handler: async ({ auth, params, query, res }) => {
+        await turnAudio(em(), auth, params.id, params.index, query.side, res);
+        return '';
+      },
     });
 }

@@ -18,6 +18,10 @@ export const StartSessionBody = z
       .optional()
       .refine((m) => m === undefined || JSON.stringify(m).length <= 8192, 'must be at most 8 KiB as JSON')
       .meta({ description: 'Anything you want to keep with the session (at most 8 KiB)' }),
+    recording: z.boolean().optional().meta({
+      description:
+        "Keep each turn's caller and reply audio (MP3, GET /sessions/:id/turns/:index/audio) for RECORDING_RETENTION_DAYS; default: the persona's `behaviors.record_calls`, else off",
+    }),
   })
   .meta({ id: 'StartSessionRequest' });
 export type StartSessionInput = z.infer<typeof StartSessionBody>;
@@ -83,11 +87,9 @@ export const TurnView = z
       .nullable()
       .meta({ description: 'What went wrong (the reply is then a spoken fallback)' }),
     latencyMs: z.number(),
-    interrupted: z
-      .boolean()
-      .meta({
-        description: 'The caller interrupted the reply (barge-in): only `spokenText` of it was heard',
-      }),
+    interrupted: z.boolean().meta({
+      description: 'The caller interrupted the reply (barge-in): only `spokenText` of it was heard',
+    }),
     spokenText: z.string().meta({
       description:
         "What of the reply was spoken (all of it unless interrupted); the next turn's history holds this",
@@ -107,6 +109,7 @@ const SessionBase = z.object({
   endedAt: timestamp().nullable(),
   endReason: z.enum(SESSION_END_REASONS).nullable(),
   turnCount: z.number().int(),
+  recording: z.boolean().meta({ description: "Each turn's audio is kept" }),
 });
 export const SessionSummary = SessionBase.meta({ id: 'Session' });
 export const SessionDetail = SessionBase.extend({
@@ -127,4 +130,24 @@ export const SessionContextEnvelope = envelopeOf(
     ),
     history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
   }),
+);
+
+export const TurnAudioParams = z.strictObject({
+  id: z.string().min(1).max(64),
+  index: z.coerce.number().int().min(1).max(1_000_000),
+});
+export const TurnAudioQuery = z.strictObject({
+  side: z
+    .enum(['caller', 'agent'])
+    .meta({ description: '`caller` (what the caller said) or `agent` (the reply as spoken)' }),
+});
+export const TurnAudio = z.string().meta({ description: 'The recording: `audio/mpeg`', format: 'binary' });
+
+export const ClientTokenEnvelope = envelopeOf(
+  z
+    .object({
+      token: z.string().meta({ description: 'Pass as `?token=` to GET /sessions/:id/stream (WebSocket)' }),
+      expiresAt: timestamp(),
+    })
+    .meta({ id: 'SessionClientToken' }),
 );

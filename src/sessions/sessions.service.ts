@@ -13,6 +13,8 @@ import { buildAgentContext } from './agent-context';
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
 import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
+import { issueClientToken } from './stream/client-token';
+import { type RecordingSide, readTurnAudio } from './stream/recordings';
 import { takeTurn as takeRestTurn } from './turn/rest-turn';
 import { UPDATE_WAIT_MS } from './turn/turn-store';
 import { endSession as recordSessionEnd, turnRecord } from './turn-records';
@@ -32,6 +34,7 @@ export function sessionView(s: Session) {
     endedAt: iso(s.endedAt),
     endReason: s.endReason ?? null,
     turnCount: s.turnCount,
+    recording: s.recording,
   };
 }
 
@@ -67,6 +70,7 @@ export async function startSession(
     metadata: input.metadata ?? {},
     greeting,
     startedAt: new Date(),
+    recording: input.recording ?? persona.manifest.behaviors?.record_calls ?? false,
   });
   emitEvent(em, {
     accountId: auth.accountId,
@@ -118,7 +122,13 @@ export async function getSession(em: EntityManager, owner: Owner, id: string) {
 /** Sessions this process saw active, with what never changes of them (bounded; oldest out first). */
 const activeSessions = new Map<
   string,
-  { accountId: string; environment: string; personaId: string; workflowStartedAt: Date | null }
+  {
+    accountId: string;
+    environment: string;
+    personaId: string;
+    workflowStartedAt: Date | null;
+    recording: boolean;
+  }
 >();
 const ACTIVE_SESSIONS_KEPT = 10_000;
 
@@ -128,6 +138,7 @@ function rememberActive(session: Session) {
     environment: session.environment,
     personaId: session.personaId,
     workflowStartedAt: session.workflowStartedAt ?? null,
+    recording: session.recording,
   };
   if (activeSessions.size >= ACTIVE_SESSIONS_KEPT) {
     const oldest = activeSessions.keys().next().value;
@@ -160,7 +171,12 @@ export async function takeTurn(
     return await takeRestTurn(
       ctx,
       em,
-      { id, personaId: known.personaId, workflowStartedAt: known.workflowStartedAt },
+      {
+        id,
+        personaId: known.personaId,
+        workflowStartedAt: known.workflowStartedAt,
+        recording: known.recording,
+      },
       input,
       res,
     );
@@ -211,4 +227,27 @@ export async function sessionContext(ctx: AppContext, em: EntityManager, owner: 
       content: String(m.content),
     })),
   };
+}
+
+/** POST /sessions/:id/client-token: a browser's key to this one session's stream, for 5 minutes. */
+export async function clientToken(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
+  const session = await findSession(em, owner, id);
+  if (session.status !== 'active') throw conflict(`Session ${id} has ended`);
+  return issueClientToken(ctx.encryptor, owner, id);
+}
+
+/** GET /sessions/:id/turns/:index/audio: one side of a recorded turn, as MP3. */
+export async function turnAudio(
+  em: EntityManager,
+  owner: Owner,
+  id: string,
+  index: number,
+  side: RecordingSide,
+  res: Response,
+): Promise<void> {
+  await findSession(em, owner, id);
+  const found = await readTurnAudio(em.getConnection().getKnex(), id, index, side);
+  if (!found) throw notFound('Recording');
+  res.status(200).type(found.mime).setHeader('Cache-Control', 'private, max-age=3600');
+  res.send(found.audio);
 }

@@ -33,3 +33,17 @@ export async function releaseTurn(ctx: CoreContext, claim: { sessionId: string; 
     'delete from session_turn_claims where session_id = ? and claim_id = ?',
   )([claim.sessionId, claim.claimId]);
 }
+
+/** Extends a claim its holder still holds (a live stream renews its own); false if it lapsed or is another's. */
+export async function renewClaim(
+  ctx: CoreContext,
+  claim: { sessionId: string; claimId: string; ttlMs: number },
+): Promise<boolean> {
+  const rows = await preparedQuery<{ claim_id: string }>(
+    ctx.orm.em.getConnection().getKnex(),
+    'session-turn-claim-renew',
+    `update session_turn_claims set expires_at = now() + make_interval(secs => ?)
+      where session_id = ? and claim_id = ? returning claim_id`,
+  )([claim.ttlMs / 1000, claim.sessionId, claim.claimId]);
+  return rows.length === 1;
+}

@@ -1,1 +1,3 @@
+export { SpeechSegmenter } from './segmenter';
+export { CALLER_SAMPLE_RATE, createSpeechDetector } from './speech-detector';
 export { findCatalogVoice } from './voices.catalog';

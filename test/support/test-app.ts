@@ -43,8 +43,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     { databaseUrl: config.database.url!, poolMax: 5, temporalAddress: config.temporal.address! },
     { migrate: false, registerSearchAttributes: false },
   );
-  const { app, roots } = createApp(ctx);
-  const server: http.Server = await listen(app, '127.0.0.1', 0);
+  const { app, roots, streams } = createApp(ctx);
+  const server: http.Server = await listen(app, '127.0.0.1', 0, streams);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
@@ -53,7 +53,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     roots,
     dataDir,
     close: async () => {
-      await closeServer(server);
+      await closeServer(server, streams);
       await ctx.close();
     },
   };

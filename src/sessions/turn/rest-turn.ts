@@ -6,6 +6,7 @@ import { conflict } from '../../http/errors';
 import { Persona } from '../../personas';
 import type { Session } from '../session.entity';
 import type { TurnInput, TurnViewShape } from '../sessions.schemas';
+import { keepMp3 } from '../stream/recordings';
 import { claimTurn, releaseTurn } from '../turn-claims';
 import type { TurnRecord } from '../turn-types';
 import { workflowError } from '../workflow-errors';
@@ -22,12 +23,12 @@ const TURN_CLAIM_MS = 3 * UPDATE_WAIT_MS + TURN_CLAIM_MARGIN_MS;
  * POST /sessions/:id/turns, a client of the turn engine that does not stream: the session is claimed
  * for the turn (one turn at a time), the engine answers it (src/sessions/turn/answer-turn.ts), the
  * session's workflow records it, and the answer is the turn as recorded. With `audio`, the reply is
- * also spoken in the persona's voice, as one MP3.
+ * also spoken in the persona's voice, as one MP3 (kept as the turn's recording if the session records).
  */
 export async function takeTurn(
   ctx: AppContext,
   em: EntityManager,
-  session: Pick<Session, 'id' | 'workflowStartedAt' | 'personaId'>,
+  session: Pick<Session, 'id' | 'workflowStartedAt' | 'personaId' | 'recording'>,
   input: TurnInput,
   res?: Response,
 ): Promise<TurnViewShape> {
@@ -70,14 +71,20 @@ export async function takeTurn(
 async function withSpokenReply(
   ctx: AppContext,
   em: EntityManager,
-  session: Pick<Session, 'id' | 'personaId'>,
+  session: Pick<Session, 'id' | 'personaId' | 'recording'>,
   turn: TurnRecord,
 ): Promise<TurnViewShape> {
   const persona = await em.findOne(Persona, { id: session.personaId });
   const voiceId = persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria';
   try {
     const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
-    if (spoken) return { ...turn, reply: { ...turn.reply, audioUrl: spoken.preview.audioUrl } };
+    if (!spoken) return turn;
+    const { audioUrl, duration } = spoken.preview;
+    if (session.recording && audioUrl.startsWith('data:audio/mpeg;base64,')) {
+      const mp3 = Buffer.from(audioUrl.slice(audioUrl.indexOf(',') + 1), 'base64');
+      await keepMp3(ctx, session.id, turn.index, 'agent', mp3, Math.round(duration * 1000));
+    }
+    return { ...turn, reply: { ...turn.reply, audioUrl } };
   } catch (error) {
     ctx.logger.warn({ err: error, sessionId: session.id }, 'could not synthesize the reply');
   }

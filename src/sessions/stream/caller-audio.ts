@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { AppContext } from '../../common/context';
+import { createSpeechToText, type SpeechToText, TranscriptionError } from '../../outbound/transcription';
+import { float32ToPcm16 } from '../../outbound/wav';
+import { CALLER_SAMPLE_RATE, createSpeechDetector } from '../../voices';
+import { MAX_AUDIO_FRAME_BYTES, type ServerMessage, type StreamErrorCode } from './protocol';
+import { keepTurnAudio } from './recordings';
+
+/** Caller speech over the agent's reply interrupts it once it has lasted this long (a backchannel is shorter). */
+export const BARGE_IN_AFTER_MS = 500;
+/** Caller audio may arrive at most this much faster than real time, averaged over a second. */
+const AUDIO_RATE_FACTOR = 4;
+
+export interface CallerAudioHooks {
+  send(message: ServerMessage): void;
+  isAgentSpeaking(): boolean;
+  isBackchannel(text: string): boolean;
+  interrupt(): void;
+  /** A recognized utterance: the caller's next turn. */
+  utterance(text: string, endedAt: number, turnId: string): void;
+}
+
+type Detector = Awaited<ReturnType<typeof createSpeechDetector>>;
+
+/**
+ * The caller's audio on a live call (docs/voice-stream.md "Caller audio"): binary frames of PCM16 LE
+ * mono 16 kHz, checked and rate-limited, fed to voice activity detection (Silero VAD, run here on the
+ * CPU). Speech over the agent's reply interrupts it once it lasts BARGE_IN_AFTER_MS, or once it is
+ * recognized and is not a backchannel; each utterance (ended by VAD_SILENCE_MS of silence) goes to
+ * the speech-to-text provider and becomes a turn.
+ */
+export class CallerAudio {
+  private readonly stt: SpeechToText | undefined;
+  private detector?: Detector;
+  private feeding: Promise<void> = Promise.resolve();
+  private bargeTimer?: NodeJS.Timeout;
+  private notConfiguredSaid = false;
+  /** Each recognized turn's caller audio, kept until the turn is recorded. */
+  private readonly heard = new Map<string, Int16Array>();
+  private readonly bytesPerSecond = new RateLimiterMemory({
+    points: CALLER_SAMPLE_RATE * 2 * AUDIO_RATE_FACTOR,
+    duration: 1,
+  });
+  private closed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly call: { sessionId: string; recording: boolean },
+    private readonly hooks: CallerAudioHooks,
+  ) {
+    this.stt = createSpeechToText(ctx.config.stt);
+  }
+
+  get transcribes(): boolean {
+    return this.stt !== undefined;
+  }
+
+  async start(): Promise<void> {
+    if (!this.stt) return;
+    this.detector = await createSpeechDetector(
+      {
+        onSpeechStart: () => this.speechStarted(),
+        onSpeechEnd: (utterance) => this.speechEnded(utterance),
+      },
+      { silenceMs: this.ctx.config.vad.silenceMs },
+    );
+  }
+
+  /** One binary frame from the caller. */
+  push(frame: Buffer): void {
+    if (this.closed) return;
+    if (frame.byteLength > MAX_AUDIO_FRAME_BYTES) {
+      this.error('FRAME_TOO_LARGE', `An audio frame is at most ${MAX_AUDIO_FRAME_BYTES} bytes`);
+      return;
+    }
+    if (frame.byteLength === 0 || frame.byteLength % 2 !== 0) {
+      this.error('INVALID_AUDIO', 'Audio frames are PCM16 LE mono 16 kHz: an even, non-zero number of bytes');
+      return;
+    }
+    if (!this.detector) {
+      if (!this.notConfiguredSaid) {
+        this.notConfiguredSaid = true;
+        this.error(
+          'STT_NOT_CONFIGURED',
+          'No speech-to-text provider is configured (STT_BASE_URL); send input.text',
+        );
+      }
+      return;
+    }
+    this.bytesPerSecond.consume('audio', frame.byteLength).then(
+      () => this.feed(frame),
+      () =>
+        this.error(
+          'RATE_LIMITED',
+          `Audio arrives faster than ${AUDIO_RATE_FACTOR}× real time; frames dropped`,
+        ),
+    );
+  }
+
+  private feed(frame: Buffer): void {
+    // a copy, aligned for Int16Array (the frame's own buffer may start at an odd offset)
+    const samples = new Int16Array(frame.byteLength / 2);
+    Buffer.from(samples.buffer).set(frame);
+    const detector = this.detector!;
+    this.feeding = this.feeding
+      .then(() => detector.push(samples))
+      .catch((error) => {
+        this.ctx.logger.warn({ err: error }, 'voice activity detection failed on a frame');
+      });
+  }
+
+  private speechStarted(): void {
+    if (!this.hooks.isAgentSpeaking()) return;
+    clearTimeout(this.bargeTimer);
+    this.bargeTimer = setTimeout(() => {
+      if (this.hooks.isAgentSpeaking()) this.hooks.interrupt();
+    }, BARGE_IN_AFTER_MS);
+  }
+
+  private speechEnded(utterance: Float32Array): void {
+    clearTimeout(this.bargeTimer);
+    const endedAt = Date.now();
+    const pcm16 = float32ToPcm16(utterance);
+    void this.transcribe(pcm16, endedAt);
+  }
+
+  private async transcribe(pcm16: Int16Array, endedAt: number): Promise<void> {
+    let text: string;
+    try {
+      text = (await this.stt!.transcribe({ pcm16, sampleRate: CALLER_SAMPLE_RATE })).text.trim();
+    } catch (error) {
+      if (error instanceof TranscriptionError) this.error(error.code, error.message);
+      else this.error('STT_FAILED', 'The speech could not be transcribed');
+      return;
+    }
+    if (!text || this.closed) return;
+    // said over the agent: "uh-huh" is only listening; anything else was an interruption
+    if (this.hooks.isAgentSpeaking() && this.hooks.isBackchannel(text)) return;
+    const turnId = randomUUID();
+    if (this.call.recording) this.heard.set(turnId, pcm16);
+    this.hooks.send({ type: 'input.transcript', turnId, text });
+    this.hooks.utterance(text, endedAt, turnId);
+  }
+
+  /** Keeps a recorded turn's audio (caller and agent), when the session records. */
+  async keepRecording(
+    turnIndex: number,
+    turnId: string,
+    reply: { pcm: Int16Array; sampleRate: number } | undefined,
+  ): Promise<void> {
+    const caller = this.heard.get(turnId);
+    this.heard.delete(turnId);
+    if (!this.call.recording) return;
+    await keepTurnAudio(this.ctx, this.call.sessionId, turnIndex, {
+      caller: caller && { pcm: caller, sampleRate: CALLER_SAMPLE_RATE },
+      agent: reply,
+    }).catch((error) => this.ctx.logger.warn({ err: error }, 'could not keep the turn recording'));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.bargeTimer);
+    await this.feeding;
+    await this.detector?.close();
+  }
+
+  private error(code: StreamErrorCode, message: string): void {
+    this.hooks.send({ type: 'error', code, message });
+  }
+}

@@ -1,0 +1,112 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { platformAuthenticator, requireScope } from '../../auth/platform-auth';
+import type { AppContext } from '../../common/context';
+import type { Owner } from '../../common/owner';
+import { ApiError, notFound, unauthorized } from '../../http/errors';
+import { Persona } from '../../personas';
+import { Session } from '../session.entity';
+import { verifyClientToken } from './client-token';
+import { MAX_AUDIO_FRAME_BYTES } from './protocol';
+import { VoiceCall } from './voice-call';
+
+/** `GET /api/v2/developers/sessions/:id/stream`, upgraded to a WebSocket. */
+const STREAM_PATH = /^\/api\/v2\/developers\/sessions\/([A-Za-z0-9_]{1,64})\/stream$/;
+/** Frames past this size close the connection; a frame up to it but over the protocol's limit is an `error`. */
+const MAX_PAYLOAD_BYTES = 4 * MAX_AUDIO_FRAME_BYTES;
+
+/** Refuses an upgrade before any WebSocket data: an HTTP answer with the API's error body. */
+function refuse(socket: Duplex, error: ApiError): void {
+  const body = JSON.stringify({ success: false, error: error.message, code: error.code });
+  const reason = httpReason(error.status);
+  socket.end(
+    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+const httpReason = (status: number) =>
+  ({ 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict' })[
+    status
+  ] ?? 'Error';
+
+/**
+ * Who may open the stream: `?token=` (a client token of this session, for browsers, which cannot set
+ * headers on a WebSocket), else `Authorization: Bearer pk_…` with the `sessions:write` scope.
+ */
+async function authorize(
+  ctx: AppContext,
+  req: http.IncomingMessage,
+  url: URL,
+  sessionId: string,
+): Promise<Owner> {
+  const token = url.searchParams.get('token');
+  if (token !== null) {
+    const verified = verifyClientToken(ctx.encryptor, token, sessionId);
+    if (!verified.ok) throw unauthorized(verified.reason);
+    return verified.owner;
+  }
+  const auth = await platformAuthenticator(ctx)(req as never);
+  requireScope(auth, 'sessions:write');
+  return auth;
+}
+
+/**
+ * The live voice streams of this API process (docs/voice-stream.md), on the HTTP server's own port
+ * (the `ws` package): each upgrade is authorized and its session found (owned by the caller, active)
+ * before the WebSocket opens; then a VoiceCall serves it.
+ */
+export function sessionStreams(ctx: AppContext) {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_PAYLOAD_BYTES,
+    perMessageDeflate: false,
+  });
+  return {
+    /** The HTTP server's `upgrade` listener. */
+    async handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const match = STREAM_PATH.exec(url.pathname);
+      if (!match) return refuse(socket, notFound('Route'));
+      const sessionId = match[1];
+      try {
+        const owner = await authorize(ctx, req, url, sessionId);
+        const em = ctx.orm.em.fork();
+        const session = await em.findOne(Session, {
+          id: sessionId,
+          account: owner.accountId,
+          environment: owner.environment,
+        });
+        if (!session) throw notFound('Session');
+        if (session.status !== 'active')
+          throw new ApiError(409, 'CONFLICT', `Session ${sessionId} has ended`);
+        const persona = await em.findOne(Persona, { id: session.personaId });
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          const call = new VoiceCall(ctx, ws, {
+            sessionId,
+            owner,
+            greeting: session.greeting,
+            voiceId: persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria',
+            backchannels: persona?.manifest.behaviors?.backchannels ?? [],
+            recording: session.recording,
+          });
+          call.start().catch((error) => {
+            ctx.logger.error({ err: error, sessionId }, 'a voice stream failed to start');
+            ws.close(1011, 'INTERNAL');
+          });
+        });
+      } catch (error) {
+        if (error instanceof ApiError) return refuse(socket, error);
+        ctx.logger.error({ err: error, sessionId }, 'a voice stream upgrade failed');
+        refuse(socket, new ApiError(500, 'INTERNAL', 'Internal error'));
+      }
+    },
+    /** Closes every live stream (each records its turn under way as interrupted). */
+    close(): void {
+      for (const client of wss.clients) client.close(1001, 'server shutting down');
+      wss.close();
+    },
+  };
+}
+
+export type SessionStreams = ReturnType<typeof sessionStreams>;
