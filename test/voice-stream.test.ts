@@ -2,6 +2,7 @@
  * @jest-environment ./test/support/native-arrays-environment.js
  */
 import { startWorker } from '../src/app/runtime';
+import { issueClientToken } from '../src/sessions/stream/client-token';
 import { TEST_ENV } from './support/env';
 import { startLlmDouble } from './support/llm-double';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
@@ -106,5 +107,238 @@ describe('the live voice stream: text in, streamed speech out', () => {
     const detail = await api('GET', `/sessions/${id}`);
     expect(detail.body.data.transcript).toEqual([recorded.turn]);
     client.close();
+  });
+
+  it('a tool call mid-reply: its events in order, run once in the workflow, recorded with the turn', async () => {
+    const id = await start();
+    const client = await open(id);
+    llm.script((req, i) => {
+      if (i === 0)
+        return {
+          content: 'Let me look that up.',
+          tool_calls: [{ id: 'call_1', name: 'orders__lookup_order', arguments: { orderId: 'S-1' } }],
+          tokenDelayMs: 5,
+        };
+      const tool = req.messages.find((m) => m.role === 'tool');
+      return { content: `Order S-1 is ${JSON.parse(tool!.content!).result.status}.`, tokenDelayMs: 5 };
+    });
+    const lookups = mcp.calls.filter((c) => c.name === 'lookup_order').length;
+    client.sendText('Where is order S-1?');
+    const recorded = await client.next('turn.recorded');
+    const types = typesOf(client.received, recorded.turnId).filter((t) => t !== 'reply.audio');
+    expect(types).toEqual([
+      'reply.delta',
+      'tool.started',
+      'tool.finished',
+      'reply.delta',
+      'reply.done',
+      'turn.recorded',
+    ]);
+    expect(client.received.find((m) => m.type === 'tool.finished')).toMatchObject({
+      callId: 'call_1',
+      name: 'orders__lookup_order',
+      success: true,
+    });
+    expect(mcp.calls.filter((c) => c.name === 'lookup_order').length).toBe(lookups + 1);
+    expect(recorded.turn).toMatchObject({
+      reply: { text: 'Let me look that up. Order S-1 is shipped.' },
+      actions: [{ type: 'tool', tool: 'orders__lookup_order', success: true }],
+    });
+    client.close();
+  });
+
+  it('a tool slower than 300 ms: the persona says a hold phrase meanwhile', async () => {
+    const id = await start();
+    const client = await open(id);
+    llm.script((_req, i) =>
+      i === 0
+        ? { tool_calls: [{ id: 'slow_1', name: 'orders__sleep_ms', arguments: { ms: 1200 } }] }
+        : { content: 'All done.' },
+    );
+    client.sendText('Please wait for it');
+    const recorded = await client.next('turn.recorded');
+    const audio = client.received.filter((m) => m.type === 'reply.audio' && m.turnId === recorded.turnId);
+    expect(audio.map((m) => m.type === 'reply.audio' && [m.text, m.hold])).toEqual([
+      ['One moment while I check.', true],
+      ['All done.', false],
+    ]);
+    // the hold phrase is not part of what the agent answered
+    expect(recorded.turn).toMatchObject({ reply: { text: 'All done.' }, spokenText: 'All done.' });
+    client.close();
+  });
+
+  it('interrupt: audio stops, the model stream is closed, the turn keeps what was heard, the next turn’s history only that', async () => {
+    const id = await start();
+    const client = await open(id);
+    const long = Array.from(
+      { length: 12 },
+      (_, i) => `This is sentence number ${i + 1} of a long answer.`,
+    ).join(' ');
+    llm.script(() => ({ content: long, tokenDelayMs: 40 }));
+    const closedBefore = llm.closedStreams.length;
+    client.sendText('Tell me everything');
+    const firstAudio = await client.next('reply.audio', (m) => m.turnId !== 'greeting');
+    client.interrupt();
+    const interrupted = await client.next('interrupted');
+    const recorded = await client.next('turn.recorded');
+    expect(interrupted.turnId).toBe(firstAudio.turnId);
+    // nothing more was said after the interruption
+    const at = client.received.indexOf(interrupted);
+    expect(
+      client.received.slice(at).filter((m) => m.type === 'reply.audio' || m.type === 'reply.delta'),
+    ).toEqual([]);
+    await eventually(async () => llm.closedStreams.length > closedBefore);
+    const closed = llm.closedStreams.at(-1)!;
+    expect(closed.tokensSent).toBeLessThan(closed.tokensPlanned);
+    expect(recorded.turn.interrupted).toBe(true);
+    expect(recorded.turn.spokenText.length).toBeGreaterThan(0);
+    expect(long.startsWith(recorded.turn.spokenText)).toBe(true);
+    expect(recorded.turn.spokenText).toBe(interrupted.spokenText);
+    // the next turn's model history carries only what was spoken
+    llm.script(undefined);
+    const asked = llm.requests.length;
+    client.sendText('Sorry, go on');
+    await client.next('turn.recorded', (m) => m.turnId !== recorded.turnId);
+    const history = llm.requests[asked].messages.filter((m: { role: string }) => m.role === 'assistant');
+    expect(history.at(-1).content).toBe(recorded.turn.spokenText);
+    client.close();
+  });
+
+  it('a backchannel while the agent speaks does not interrupt it', async () => {
+    const id = await start();
+    const client = await open(id);
+    llm.script(() => ({ content: PLANNED, tokenDelayMs: 30 }));
+    client.sendText('Where is my parcel?');
+    await client.next('reply.audio', (m) => m.turnId !== 'greeting');
+    client.sendText('uh-huh');
+    client.sendText('Mm-hm.');
+    const recorded = await client.next('turn.recorded');
+    expect(recorded.turn).toMatchObject({ interrupted: false, spokenText: PLANNED });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(client.received.filter((m) => m.type === 'turn.recorded')).toHaveLength(1);
+    expect((await api('GET', `/sessions/${id}`)).body.data.turnCount).toBe(1);
+    client.close();
+  });
+
+  it('the client vanishing mid-reply: the turn is recorded as interrupted', async () => {
+    const id = await start();
+    const client = await open(id);
+    llm.script(() => ({ content: PLANNED, tokenDelayMs: 60 }));
+    client.sendText('Where is my parcel?');
+    await client.next('reply.audio', (m) => m.turnId !== 'greeting');
+    client.close();
+    const transcript = await eventually(async () => {
+      const t = (await api('GET', `/sessions/${id}`)).body.data.transcript;
+      return t.length === 1 && t;
+    });
+    expect(transcript[0]).toMatchObject({ interrupted: true });
+    expect(PLANNED.startsWith(transcript[0].spokenText)).toBe(true);
+    // the stream let go of the session: a REST turn is taken again
+    await eventually(
+      async () => (await api('POST', `/sessions/${id}/turns`, { text: 'hello again' })).status === 200,
+    );
+  });
+
+  it('refuses before any data: no credential, another session’s token, an expired token, another account’s key', async () => {
+    const id = await start();
+    const other = await start();
+    const url = streamUrl(app.baseUrl, id);
+    expect(await refusedUpgrade(url)).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED' } });
+    const token = (await api('POST', `/sessions/${other}/client-token`)).body.data.token;
+    expect(await refusedUpgrade(streamUrl(app.baseUrl, id, token))).toMatchObject({
+      status: 401,
+      body: { error: expect.stringContaining('another session') },
+    });
+    const expired = issueClientToken(
+      app.ctx.encryptor,
+      { accountId: dev.publisherId, environment: 'test' },
+      id,
+      Date.now() - 600_000,
+    );
+    expect(await refusedUpgrade(streamUrl(app.baseUrl, id, expired.token))).toMatchObject({
+      status: 401,
+      body: { error: expect.stringContaining('expired') },
+    });
+    expect(await refusedUpgrade(streamUrl(app.baseUrl, id, 'v1.forged.token.x'))).toMatchObject({
+      status: 401,
+    });
+    const stranger = await newDeveloper(app, 'stranger');
+    expect(await refusedUpgrade(url, { authorization: `Bearer ${stranger.testKey}` })).toMatchObject({
+      status: 404,
+      body: { code: 'NOT_FOUND' },
+    });
+    // the live key of the same account sees another environment: not found either
+    expect(await refusedUpgrade(url, { authorization: `Bearer ${dev.liveKey}` })).toMatchObject({
+      status: 404,
+    });
+    // a valid client token opens it
+    const mine = (await api('POST', `/sessions/${id}/client-token`)).body.data;
+    expect(Date.parse(mine.expiresAt) - Date.now()).toBeGreaterThan(4 * 60_000);
+    const client = await openStream(app.baseUrl, id, { token: mine.token });
+    await client.next('session.ready');
+    client.close();
+  });
+
+  it('one live stream per session: a second gets SESSION_BUSY, a REST turn meanwhile a 409', async () => {
+    const id = await start();
+    const first = await open(id);
+    const second = await openStream(app.baseUrl, id, { key: dev.testKey });
+    const busy = await second.next('error');
+    expect(busy.code).toBe('SESSION_BUSY');
+    await eventually(async () => second.closed?.code === 4409);
+    const rest = await api('POST', `/sessions/${id}/turns`, { text: 'hello' });
+    expect(rest.status).toBe(409);
+    expect(rest.body).toMatchObject({ code: 'CONFLICT' });
+    // the first stream is unaffected
+    first.sendText('still here?');
+    expect((await first.next('turn.recorded')).turn.index).toBe(1);
+    first.close();
+  });
+
+  it('hostile and broken input: an error event naming the problem, and the call goes on', async () => {
+    const id = await start();
+    const client = await open(id);
+    const errors: string[] = [];
+    client.on((m) => {
+      if (m.type === 'error') errors.push(`${m.code}: ${m.message}`);
+    });
+    client.send('{not json');
+    client.send('[1,2]');
+    client.send(JSON.stringify({ type: 'shout', text: 'hi' }));
+    client.send(JSON.stringify({ type: 'input.text' }));
+    client.send(JSON.stringify({ type: 'input.text', text: 'hi', extra: true }));
+    client.send(JSON.stringify({ type: 'input.text', text: 'x'.repeat(17_000) }));
+    client.sendAudio(new Int16Array(40_000)); // 80 000 bytes: over 64 KiB
+    await eventually(async () => errors.length >= 7);
+    expect(errors).toEqual([
+      expect.stringMatching(/^INVALID_MESSAGE: /),
+      expect.stringMatching(/^INVALID_MESSAGE: /),
+      expect.stringMatching(/^UNKNOWN_TYPE: type: must be one of input.text, interrupt, end/),
+      expect.stringMatching(/^INVALID_MESSAGE: text: /),
+      expect.stringMatching(/^INVALID_MESSAGE: .*extra/),
+      expect.stringMatching(/^FRAME_TOO_LARGE: /),
+      expect.stringMatching(/^FRAME_TOO_LARGE: /),
+    ]);
+    // audio without a speech-to-text provider: said once; text still works
+    client.sendAudio(new Int16Array(320));
+    client.sendAudio(new Int16Array(320));
+    expect((await client.next('error')).code).toBe('STT_NOT_CONFIGURED');
+    client.sendText('still there?');
+    expect((await client.next('turn.recorded')).turn.text).toBe('still there?');
+    expect(errors.filter((e) => e.startsWith('STT_NOT_CONFIGURED'))).toHaveLength(1);
+    expect(client.closed).toBeUndefined();
+    client.close();
+  });
+
+  it('end: the session ends (session.ended) and the stream closes', async () => {
+    const id = await start();
+    const client = await open(id);
+    client.sendText('hello');
+    await client.next('turn.recorded');
+    client.end();
+    const ended = await client.next('session.ended');
+    expect(ended).toMatchObject({ sessionId: id, reason: 'ended', turnCount: 1 });
+    await eventually(async () => client.closed?.code === 1000);
+    expect((await api('GET', `/sessions/${id}`)).body.data.status).toBe('ended');
   });
 });

@@ -6,7 +6,12 @@ export interface SpeechDetectorEvents {
   onSpeechStart(): void;
   /** Speech ended after `silenceMs` of silence: the utterance, as 16 kHz float samples. */
   onSpeechEnd(utterance: Float32Array): void;
+  /** Each frame judged: whether it holds speech, and how long it is (ms): how long the caller has talked. */
+  onFrame?(isSpeech: boolean, frameMs: number): void;
 }
+
+/** A frame whose speech probability reaches this holds speech (Silero's own default threshold). */
+const SPEECH_PROBABILITY = 0.5;
 
 /** Caller audio as the stream carries it: PCM16 little-endian, mono, 16 kHz. */
 export const CALLER_SAMPLE_RATE = 16_000;
@@ -32,7 +37,8 @@ export async function createSpeechDetector(
     onSpeechEnd: (audio: Float32Array) => events.onSpeechEnd(audio),
     onVADMisfire: () => undefined,
     onSpeechRealStart: () => undefined,
-    onFrameProcessed: () => undefined,
+    onFrameProcessed: (probabilities: { isSpeech: number }) =>
+      events.onFrame?.(probabilities.isSpeech >= SPEECH_PROBABILITY, frameMs),
   });
   vad.start();
   return {

@@ -7,8 +7,8 @@ import { CALLER_SAMPLE_RATE, createSpeechDetector } from '../../voices';
 import { MAX_AUDIO_FRAME_BYTES, type ServerMessage, type StreamErrorCode } from './protocol';
 import { keepTurnAudio } from './recordings';
 
-/** Caller speech over the agent's reply interrupts it once it has lasted this long (a backchannel is shorter). */
-export const BARGE_IN_AFTER_MS = 500;
+/** Caller speech over the agent's reply interrupts it once it holds this much speech (a backchannel is shorter). */
+export const BARGE_IN_AFTER_MS = 700;
 /** Caller audio may arrive at most this much faster than real time, averaged over a second. */
 const AUDIO_RATE_FACTOR = 4;
 
@@ -34,7 +34,8 @@ export class CallerAudio {
   private readonly stt: SpeechToText | undefined;
   private detector?: Detector;
   private feeding: Promise<void> = Promise.resolve();
-  private bargeTimer?: NodeJS.Timeout;
+  /** Speech heard (ms) since the caller started talking over the agent; undefined when not. */
+  private overlapMs?: number;
   private notConfiguredSaid = false;
   /** Each recognized turn's caller audio, kept until the turn is recorded. */
   private readonly heard = new Map<string, Int16Array>();
@@ -62,6 +63,7 @@ export class CallerAudio {
       {
         onSpeechStart: () => this.speechStarted(),
         onSpeechEnd: (utterance) => this.speechEnded(utterance),
+        onFrame: (isSpeech, frameMs) => this.frameJudged(isSpeech, frameMs),
       },
       { silenceMs: this.ctx.config.vad.silenceMs },
     );
@@ -111,15 +113,21 @@ export class CallerAudio {
   }
 
   private speechStarted(): void {
-    if (!this.hooks.isAgentSpeaking()) return;
-    clearTimeout(this.bargeTimer);
-    this.bargeTimer = setTimeout(() => {
-      if (this.hooks.isAgentSpeaking()) this.hooks.interrupt();
-    }, BARGE_IN_AFTER_MS);
+    if (this.hooks.isAgentSpeaking()) this.overlapMs = 0;
+  }
+
+  /** Talking over the agent: once it holds BARGE_IN_AFTER_MS of speech, it is an interruption. */
+  private frameJudged(isSpeech: boolean, frameMs: number): void {
+    if (this.overlapMs === undefined || !isSpeech) return;
+    this.overlapMs += frameMs;
+    if (this.overlapMs >= BARGE_IN_AFTER_MS && this.hooks.isAgentSpeaking()) {
+      this.overlapMs = undefined;
+      this.hooks.interrupt();
+    }
   }
 
   private speechEnded(utterance: Float32Array): void {
-    clearTimeout(this.bargeTimer);
+    this.overlapMs = undefined;
     const endedAt = Date.now();
     const pcm16 = float32ToPcm16(utterance);
     void this.transcribe(pcm16, endedAt);
@@ -160,7 +168,6 @@ export class CallerAudio {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.bargeTimer);
     await this.feeding;
     await this.detector?.close();
   }

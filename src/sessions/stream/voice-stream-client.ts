@@ -38,6 +38,8 @@ export class VoiceStreamClient {
   private currentAudio?: ServerMessageOf<'reply.audio'>;
   /** Every message received, in order (what tests read). */
   readonly received: ServerMessage[] = [];
+  /** Where the next `next` starts looking in `received`. */
+  private cursor = 0;
   /** Set when the socket closes. */
   closed?: { code: number; reason: string };
 
@@ -73,21 +75,31 @@ export class VoiceStreamClient {
     return () => this.audioListeners.delete(listener);
   }
 
-  /** The next message of `type` (matching `where`), received from now on, or within `timeoutMs`. */
+  /**
+   * The next message of `type` (matching `where`) after the one the previous `next` answered, as
+   * received already or within `timeoutMs`.
+   */
   next<T extends ServerMessage['type']>(
     type: T,
     where: (message: ServerMessageOf<T>) => boolean = () => true,
     timeoutMs = 30_000,
   ): Promise<ServerMessageOf<T>> {
+    const matches = (m: ServerMessage) => m.type === type && where(m as ServerMessageOf<T>);
+    const found = this.received.findIndex((m, i) => i >= this.cursor && matches(m));
+    if (found >= 0) {
+      this.cursor = found + 1;
+      return Promise.resolve(this.received[found] as ServerMessageOf<T>);
+    }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         stop();
         reject(new Error(`No ${type} within ${timeoutMs} ms`));
       }, timeoutMs);
       const stop = this.on((message) => {
-        if (message.type !== type || !where(message as ServerMessageOf<T>)) return;
+        if (!matches(message)) return;
         clearTimeout(timer);
         stop();
+        this.cursor = this.received.length;
         resolve(message as ServerMessageOf<T>);
       });
     });
