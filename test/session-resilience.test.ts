@@ -8,6 +8,7 @@ import { completeManifest } from './support/personas';
 import { eventually } from './support/receiver';
 import { spawnWorker, stopProcess, workerProcessEnv } from './support/resilience';
 import { call, newDeveloper, startTestApp } from './support/test-app';
+import { openStream } from './support/voice-stream';
 
 /**
  * An app on its own database and task queue, with the LLM double and a real MCP server, its turns
@@ -23,6 +24,7 @@ async function withKillableWorker(
     mcp: Awaited<ReturnType<typeof startMcpTestServer>>;
     app: Awaited<ReturnType<typeof startTestApp>>;
     killWorker: () => Promise<void>;
+    key: string;
   }) => Promise<void>,
 ): Promise<void> {
   const db = await createIsolatedDatabase(label);
@@ -55,7 +57,7 @@ async function withKillableWorker(
       first = undefined;
       second = spawnWorker(workerEnv);
     };
-    await scenario({ id: started.body.data.id as string, api, llm, mcp, app, killWorker });
+    await scenario({ id: started.body.data.id as string, api, llm, mcp, app, killWorker, key: dev.testKey });
   } finally {
     await stopProcess(first, 'SIGKILL');
     await stopProcess(second, 'SIGTERM');
@@ -126,6 +128,50 @@ describe('a worker killed during a tool call', () => {
         { index: 1 },
       ]);
       expect((await api('GET', `/sessions/${id}`)).body.data.transcript).toHaveLength(1);
+    });
+  }, 180_000);
+});
+
+describe('a live stream, with the API and the worker in separate processes', () => {
+  it('streams a turn; the worker SIGKILLed during its tool call: the tool ran once, the turn is recorded once, turn.recorded comes once', async () => {
+    await withKillableWorker('streamkill', async ({ id, llm, mcp, app, killWorker, key }) => {
+      const client = await openStream(app.baseUrl, id, { key });
+      await client.next('session.ready');
+      // a turn without tools first: the stream works across the processes
+      llm.script(() => ({ content: 'Hello from the other side.', tokenDelayMs: 5 }));
+      client.sendText('hello');
+      expect((await client.next('turn.recorded')).turn).toMatchObject({
+        index: 1,
+        reply: { text: 'Hello from the other side.' },
+      });
+      llm.script((req, i) => {
+        if (i === 0)
+          return { tool_calls: [{ id: 'call_1', name: 'orders__sleep_ms', arguments: { ms: 4000 } }] };
+        const tool = req.messages.find((m) => m.role === 'tool');
+        return { content: `The tool said: ${tool?.content}` };
+      });
+      client.sendText('Take your time');
+      await client.next('tool.started');
+      await eventually(async () => mcp.calls.some((c) => c.name === 'sleep_ms'), 60_000);
+      await killWorker();
+
+      const recorded = await client.next('turn.recorded', undefined, 120_000);
+      expect(recorded.turn).toMatchObject({
+        index: 2,
+        actions: [{ tool: 'orders__sleep_ms', success: false, error: TOOL_OUTCOME_UNKNOWN }],
+      });
+      expect(client.received.find((m) => m.type === 'tool.finished')).toMatchObject({
+        callId: 'call_1',
+        success: false,
+      });
+      expect(mcp.calls.filter((c) => c.name === 'sleep_ms')).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(client.received.filter((m) => m.type === 'turn.recorded')).toHaveLength(2);
+      const db = app.ctx.orm.em.fork().getConnection();
+      expect(
+        await db.execute('select index from session_turns where session_id = ? order by index', [id]),
+      ).toEqual([{ index: 1 }, { index: 2 }]);
+      client.close();
     });
   }, 180_000);
 });
