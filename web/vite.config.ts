@@ -31,6 +31,9 @@ export default defineConfig({
   root: __dirname,
   base: '/console/',
   plugins: [react(), precompress()],
+  // the microphone's AudioWorklet (web/src/voice/capture-worklet.ts) is built as a worker script; an
+  // AudioWorklet loads modules, and Vite's classic dev workers would call importScripts, which it lacks
+  worker: { format: 'es' },
   build: {
     outDir: OUT_DIR,
     emptyOutDir: true,
@@ -40,7 +43,8 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      '/api': 'http://localhost:3000',
+      // ws: the test call's live stream (GET /api/v2/developers/sessions/:id/stream) is a WebSocket
+      '/api': { target: 'http://localhost:3000', ws: true },
       '/console/config.json': 'http://localhost:3000',
       '/console/auth/dev-token': 'http://localhost:3000',
     },

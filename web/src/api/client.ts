@@ -49,7 +49,15 @@ export const CONSOLE_KEY_SCOPES = [
   'webhooks:write',
   'workflows:read',
   'sessions:read',
+  // test calls start sessions and get their stream's client token
+  'sessions:write',
 ] as const;
+
+/**
+ * A request header of the console's own (never sent): the environment whose key a /api/v2 call uses
+ * instead of the header switch's (test calls always run in the test environment).
+ */
+export const ENVIRONMENT_HEADER = 'X-Console-Environment';
 
 interface HeldKey {
   id: string;
@@ -100,11 +108,18 @@ export async function signOut(): Promise<void> {
   endSession();
 }
 
+/** The environment of a /api/v2 call: the one its request names (ENVIRONMENT_HEADER), else the switch's. */
+function environmentOf(request: Request): Environment {
+  const named = request.headers.get(ENVIRONMENT_HEADER);
+  return named === 'live' || named === 'test' ? named : environmentStore.get();
+}
+
 async function authorized(request: Request): Promise<Request> {
   const url = new URL(request.url);
   const headers = new Headers(request.headers);
+  headers.delete(ENVIRONMENT_HEADER);
   if (url.pathname.startsWith('/api/v2/')) {
-    headers.set('Authorization', `Bearer ${(await platformKey(environmentStore.get())).fullKey}`);
+    headers.set('Authorization', `Bearer ${(await platformKey(environmentOf(request))).fullKey}`);
   } else if (url.pathname.startsWith('/api/marketplace/')) {
     // identity headers, as the authenticating gateway in front of /api/marketplace sets them
     const session = currentSession();
@@ -120,17 +135,40 @@ async function authorized(request: Request): Promise<Request> {
   return new Request(request, { headers });
 }
 
-/** Adds the right credentials to each call, and recovers from an expired session or a revoked console key. */
+/** A 403 because the console's stored key predates a scope the console now asks for. */
+async function lacksScope(response: Response): Promise<boolean> {
+  if (response.status !== 403) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => ({}))) as ErrorBody;
+  return body.code === 'FORBIDDEN' && /lacks the .* scope/.test(body.error ?? '');
+}
+
+/** Replaces the console's key of `env`: revoked (when it was only short of a scope) and forgotten. */
+async function dropPlatformKey(env: Environment, revoke: boolean): Promise<void> {
+  const raw = localStorage.getItem(keyStorageName(env));
+  localStorage.removeItem(keyStorageName(env));
+  if (!revoke || !raw) return;
+  const { id } = JSON.parse(raw) as HeldKey;
+  await api.DELETE('/api/v1/developers/keys/{id}', { params: { path: { id } } }).catch(() => undefined);
+}
+
+/**
+ * Adds the right credentials to each call, and recovers from an expired session, a revoked console
+ * key, or a console key made before the console needed one of its scopes.
+ */
 async function consoleFetch(request: Request): Promise<Response> {
   const retry = request.clone();
   const response = await fetch(await authorized(request));
-  if (response.status !== 401) return response;
   const path = new URL(request.url).pathname;
-  if (path.startsWith('/api/v2/')) {
-    localStorage.removeItem(keyStorageName(environmentStore.get()));
+  if (path.startsWith('/api/v2/') && (response.status === 401 || (await lacksScope(response)))) {
+    await dropPlatformKey(environmentOf(request), response.status === 403);
     return fetch(await authorized(retry));
   }
-  if (path.startsWith('/api/v1/')) endSession('Your session expired: sign in again.');
+  if (response.status === 401 && path.startsWith('/api/v1/')) {
+    endSession('Your session expired: sign in again.');
+  }
   return response;
 }
 

@@ -1,5 +1,5 @@
 import { Alert, Anchor, Button, Grid } from '@mantine/core';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { DeletePersonaDialog } from './personas/DeletePersonaDialog';
@@ -10,14 +10,18 @@ import { usePersona } from './personas/usePersona';
 import { ValidationPanel } from './personas/ValidationPanel';
 
 const EDITABLE = ['draft', 'rejected'];
+// the call's audio and stream code loads when a call panel is first opened
+const TestCallPanel = lazy(() => import('./test-call/TestCallPanel'));
 
 /**
  * One persona: its manifest in a JSON editor that saves the draft as you type (after a pause) and
- * validates it through the API, listing every error and warning; submit, review notes, unpublish.
+ * validates it through the API, listing every error and warning; submit, review notes, unpublish;
+ * a test call with it (drafts too).
  */
 export default function PersonaPage() {
   const { id = '' } = useParams();
   const [deleting, setDeleting] = useState(false);
+  const [calling, setCalling] = useState(false);
   // once unpublished, the editor refills from the server (the callback runs after both hooks are set up)
   const { persona, validation, submit, unpublish } = usePersona(id, () => manifest.reload());
   const manifest = useManifestEditor(id, persona.data);
@@ -44,6 +48,9 @@ export default function PersonaPage() {
         }
         actions={
           <>
+            <Button variant="default" aria-expanded={calling} onClick={() => setCalling(!calling)}>
+              {calling ? 'Close test call' : 'Test call'}
+            </Button>
             {editable ? (
               <Button onClick={() => submit.mutate()} disabled={!canSubmit} loading={submit.isPending}>
                 Submit for review
@@ -69,6 +76,11 @@ export default function PersonaPage() {
         </Alert>
       ) : null}
       <ReviewNotice persona={p} />
+      {calling ? (
+        <Suspense fallback={<PageLoader />}>
+          <TestCallPanel personaId={p.id} label={p.name || p.id} />
+        </Suspense>
+      ) : null}
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <ManifestEditor

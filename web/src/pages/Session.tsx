@@ -5,6 +5,7 @@ import { api, environmentStore, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
+import { TurnRecordings } from './sessions/TurnRecording';
 
 type Turn = components['schemas']['SessionWithTranscript']['transcript'][number];
 type Action = Turn['actions'][number];
@@ -36,7 +37,10 @@ function ActionLine({ action }: { action: Action }) {
   );
 }
 
-/** One session's transcript: each turn, the reply, how it was answered and the tools and workflows it ran. */
+/**
+ * One session's transcript: each turn, the reply, how it was answered and the tools and workflows it
+ * ran, and its recordings when the session kept them.
+ */
 export default function SessionPage() {
   const { id = '' } = useParams();
   const environment = useStoredValue(environmentStore);
@@ -98,6 +102,12 @@ export default function SessionPage() {
                     {turn.error}
                   </Text>
                 ) : null}
+                {turn.interrupted ? (
+                  <Text size="sm" c="dimmed">
+                    Interrupted: the caller heard “{turn.spokenText}”
+                  </Text>
+                ) : null}
+                {s.recording ? <TurnRecordings sessionId={s.id} index={turn.index} /> : null}
                 {turn.actions.length ? (
                   <Stack gap={6} mt="xs">
                     <Title order={2} size="h6">

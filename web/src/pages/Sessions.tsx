@@ -1,4 +1,4 @@
-import { Anchor, Group, SegmentedControl } from '@mantine/core';
+import { Anchor, Button, Group, SegmentedControl } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
@@ -8,6 +8,7 @@ import { type Column, DataTable } from '../components/DataTable';
 import { ListPage } from '../components/ListPage';
 import { Empty, formatTime, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
+import { SessionsTestCall } from './sessions/SessionsTestCall';
 
 type Session = components['schemas']['Session'];
 type StatusFilter = 'all' | 'active' | 'ended';
@@ -28,10 +29,11 @@ const COLUMNS: Column<Session>[] = [
   { header: 'Started', cell: (s) => formatTime(s.startedAt) },
 ];
 
-/** Voice sessions of the selected environment, newest first. */
+/** Voice sessions of the selected environment, newest first; a test call with a persona. */
 export default function SessionsPage() {
   const environment = useStoredValue(environmentStore);
   const [status, setStatus] = useState<StatusFilter>('all');
+  const [calling, setCalling] = useState(false);
   const sessions = useQuery({
     queryKey: ['sessions', environment, status],
     queryFn: async () =>
@@ -49,6 +51,9 @@ export default function SessionsPage() {
       description={`Conversations with your personas (${environment} environment), with every turn's tool and workflow actions.`}
       actions={
         <Group>
+          <Button variant="default" size="xs" aria-expanded={calling} onClick={() => setCalling(!calling)}>
+            {calling ? 'Close test call' : 'Test call'}
+          </Button>
           <SegmentedControl
             size="xs"
             aria-label="Session status"
@@ -58,6 +63,7 @@ export default function SessionsPage() {
           />
         </Group>
       }
+      toolbar={calling ? <SessionsTestCall /> : null}
       items={sessions.data?.data}
       pending={sessions.isPending}
       error={sessions.error}
