@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
 /**
@@ -6,6 +8,12 @@ import { defineConfig, devices } from '@playwright/test';
  * global setup starts (Temporal dev server, a fresh PostgreSQL database, worker and API on free ports).
  */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * What the fake microphone says in test/browser/voice-call.spec.ts: eSpeak speech as a WAV, written by
+ * the global setup. Set once here, in the runner's process, so its test workers inherit the same path.
+ */
+process.env.VP_BROWSER_CALLER_WAV ??= path.join(os.tmpdir(), `vp-browser-caller-${process.pid}.wav`);
+export const CALLER_WAV = process.env.VP_BROWSER_CALLER_WAV;
 
 export default defineConfig({
   testDir: 'test/browser',

@@ -3,10 +3,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { CHROMIUM_PATH } from '../../playwright.config';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { CALLER_WAV, CHROMIUM_PATH } from '../../playwright.config';
+import { pcm16ToWav } from '../../src/outbound/wav';
+import { speakWithEspeak } from '../support/espeak-speech';
 import jestGlobalSetup from '../support/global-setup';
 import jestGlobalTeardown from '../support/global-teardown';
+import { startSttDouble } from '../support/stt-double';
 import { startTestApp } from '../support/test-app';
+import { CALLER_WORDS } from './support';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -14,6 +19,8 @@ const ROOT = path.resolve(__dirname, '../..');
  * The real stack, once per run: the jest global setup's Temporal dev server (free ports), fresh
  * PostgreSQL database with migrations and worker, plus one API instance on a free port serving the
  * console built from web/ (rebuilt first unless CONSOLE_PREBUILT=1, as .ci/run sets after `npm run build`).
+ * The API's model is the jest setup's LLM double (scripted over HTTP, below) and its speech-to-text a
+ * transcription double that hears CALLER_WORDS, what the fake microphone says (CALLER_WAV).
  */
 export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
@@ -22,8 +29,19 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   if (process.env.CONSOLE_PREBUILT !== '1' || !fs.existsSync(path.join(ROOT, 'dist/console/index.html'))) {
     execFileSync('npm', ['run', '-s', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
   }
+  // This process serves the API too. Once Node's own fetch has run here, the global dispatcher is the
+  // Agent of the undici bundled in Node, through which the undici package's request() never sends a
+  // FormData body: the speech-to-text upload would hang until STT_TIMEOUT. The package's Agent serves both.
+  setGlobalDispatcher(new Agent());
+  await writeCallerSpeech(CALLER_WAV!);
   await jestGlobalSetup();
-  const app = await startTestApp({ TEMPORAL_UI_URL: process.env.VP_TEST_TEMPORAL_UI ?? '' });
+  const stt = await startSttDouble({ transcript: CALLER_WORDS });
+  const app = await startTestApp({
+    TEMPORAL_UI_URL: process.env.VP_TEST_TEMPORAL_UI ?? '',
+    LLM_BASE_URL: process.env.VP_TEST_LLM_BASE_URL!,
+    LLM_MODEL: 'test-model',
+    STT_BASE_URL: stt.baseUrl,
+  });
   const control = await startLlmControl();
   process.env.VP_BROWSER_BASE_URL = app.baseUrl;
   process.env.VP_BROWSER_DATA_DIR = app.dataDir;
@@ -31,8 +49,23 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   return async () => {
     await new Promise((resolve) => control.server.close(resolve));
     await app.close();
+    await stt.close();
     await jestGlobalTeardown();
+    fs.rmSync(CALLER_WAV!, { force: true });
   };
+}
+
+/**
+ * CALLER_WORDS spoken by eSpeak NG as a 16-bit PCM WAV (22 050 Hz): a quarter second of silence, the
+ * words, then 1.5 s of silence so that voice activity detection hears the utterance end. Chromium's
+ * fake microphone plays it once (`%noloop`) when a page turns the microphone on.
+ */
+async function writeCallerSpeech(file: string): Promise<void> {
+  const { pcm16, sampleRate } = await speakWithEspeak(CALLER_WORDS);
+  const lead = Math.round(sampleRate / 4);
+  const padded = new Int16Array(lead + pcm16.length + Math.round(sampleRate * 1.5));
+  padded.set(pcm16, lead);
+  fs.writeFileSync(file, pcm16ToWav(padded, sampleRate));
 }
 
 interface LlmDouble {
@@ -40,9 +73,11 @@ interface LlmDouble {
 }
 
 /**
- * The run's worker calls the LLM double the jest setup started, in this process. Test files run in
- * worker processes, so they script its next answers over HTTP: `POST {calls, reply}` makes the
- * next completion ask for those tool calls and the one after answer `reply`; then it echoes again.
+ * The run's worker and API call the LLM double the jest setup started, in this process. Test files
+ * run in worker processes, so they script its next answers over HTTP: `POST {calls, reply}` makes the
+ * next completion ask for those tool calls and the one after answer `reply`; with no calls, the next
+ * completion answers `reply` at once (streamed a word every `tokenDelayMs`, after `delayMs`). Then
+ * it echoes again.
  */
 async function startLlmControl(): Promise<{ url: string; server: http.Server }> {
   const llm = ((globalThis as Record<string, unknown>).__VP_TEST__ as { llm: LlmDouble }).llm;
@@ -50,18 +85,31 @@ async function startLlmControl(): Promise<{ url: string; server: http.Server }> 
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const { calls, reply } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        calls: { name: string; arguments: unknown }[];
-        reply: string;
-      };
+      const {
+        calls = [],
+        reply,
+        tokenDelayMs,
+        delayMs,
+      } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ScriptedAnswer;
+      const answer = { content: reply, tokenDelayMs, delayMs };
       llm.script((_request, index) => {
-        if (index === 0) return { tool_calls: calls.map((c, i) => ({ id: `call_${i}`, ...c })) };
+        if (index === 0 && calls.length > 0) {
+          return { tool_calls: calls.map((c, i) => ({ id: `call_${i}`, ...c })) };
+        }
         llm.script(undefined);
-        return { content: reply };
+        return answer;
       });
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+/** What a test scripts the model to answer next (see seed.ts `scriptLlm`). */
+interface ScriptedAnswer {
+  calls?: { name: string; arguments: unknown }[];
+  reply: string;
+  tokenDelayMs?: number;
+  delayMs?: number;
 }

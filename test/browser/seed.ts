@@ -19,11 +19,18 @@ const OK = (res: { status: number; body: unknown }, what: string) => {
   return res.body as any;
 };
 
-/** The next model completion asks for `calls`, the one after answers `reply` (see global-setup.ts). */
-export async function scriptLlm(calls: { name: string; arguments: unknown }[], reply: string): Promise<void> {
+/**
+ * The next model completion asks for `calls`, the one after answers `reply`; with no calls, the next
+ * one answers `reply`, streamed a word every `tokenDelayMs` when given (see global-setup.ts).
+ */
+export async function scriptLlm(
+  calls: { name: string; arguments: unknown }[],
+  reply: string,
+  pace: { tokenDelayMs?: number; delayMs?: number } = {},
+): Promise<void> {
   const res = await fetch(process.env.VP_BROWSER_LLM_CONTROL!, {
     method: 'POST',
-    body: JSON.stringify({ calls, reply }),
+    body: JSON.stringify({ calls, reply, ...pace }),
   });
   if (res.status !== 204) throw new Error(`LLM control: ${res.status}`);
 }

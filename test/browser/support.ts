@@ -2,6 +2,9 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
 import { call } from '../support/test-app';
 
+/** What the fake microphone says (CALLER_WAV) and the run's transcription double hears. */
+export const CALLER_WORDS = 'What is new in the shop today?';
+
 /** The API (and console) of this run, started by the global setup. */
 export function baseUrl(): string {
   const url = process.env.VP_BROWSER_BASE_URL;
