@@ -23,10 +23,10 @@ async function main(): Promise<void> {
   );
   // bench:sessions runs the worker here too, as `npm start` does
   if (process.env.BENCH_WORKER === '1') await startWorker(ctx, config.temporal.address!);
-  const { app } = createApp(ctx);
+  const { app, streams } = createApp(ctx);
   // steady state: the speech threads' one-time warm-up (started by the app) is over before measuring
   await ctx.speech.warmed();
-  const api = await listen(app, '127.0.0.1', 0);
+  const api = await listen(app, '127.0.0.1', 0, streams);
 
   const bareApp = express();
   bareApp.get('/bare', (_req, res) => {

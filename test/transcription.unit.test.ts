@@ -71,6 +71,14 @@ describe('speech-to-text through an OpenAI-compatible transcription endpoint', (
     expect(received.audio.rms).toBeCloseTo(rmsOf(speech.pcm16), 6);
   });
 
+  it("uploads whole after Node's own fetch ran in the process (it takes over the global dispatcher)", async () => {
+    await fetch(`${double.baseUrl}/models`).catch(() => undefined);
+    const started = Date.now();
+    expect((await stt({ timeoutMs: 3000 }).transcribe(speech)).text).toBe('hello');
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(double.requests.at(-1)?.audio.samples.length).toBe(speech.pcm16.length);
+  });
+
   it('trims the transcript, sends no Authorization without a key, and takes a base URL with a trailing slash', async () => {
     double.configure({ transcript: '  Hello, where is my order?\n' });
     const transcript = await stt({ apiKey: undefined, baseUrl: `${double.baseUrl}/` }).transcribe(speech);

@@ -204,6 +204,23 @@ describe('the live voice stream: text in, streamed speech out', () => {
     client.close();
   });
 
+  it('the reply is sent ahead of playback: an interruption while it still plays counts, and the turn waits for it', async () => {
+    const id = await start();
+    const client = await open(id);
+    llm.script(() => ({ content: 'Your parcel is on its way. It should arrive on Thursday before noon.' }));
+    client.sendText('Where is my parcel?');
+    const done = await client.next('reply.done', (m) => m.turnId !== 'greeting');
+    expect(done.interrupted).toBe(false);
+    // everything was sent, but the caller's player is still on it: no record yet, and a stop counts
+    expect(client.received.some((m) => m.type === 'turn.recorded')).toBe(false);
+    client.interrupt();
+    const interrupted = await client.next('interrupted');
+    const recorded = await client.next('turn.recorded');
+    expect(recorded.turn).toMatchObject({ interrupted: true, spokenText: interrupted.spokenText });
+    expect(recorded.turn.spokenText).toBe('Your parcel is on its way.');
+    client.close();
+  });
+
   it('a backchannel while the agent speaks does not interrupt it', async () => {
     const id = await start();
     const client = await open(id);
@@ -322,7 +339,7 @@ describe('the live voice stream: text in, streamed speech out', () => {
     // audio without a speech-to-text provider: said once; text still works
     client.sendAudio(new Int16Array(320));
     client.sendAudio(new Int16Array(320));
-    expect((await client.next('error')).code).toBe('STT_NOT_CONFIGURED');
+    expect((await client.next('error', (m) => m.code === 'STT_NOT_CONFIGURED')).code).toBe('STT_NOT_CONFIGURED');
     client.sendText('still there?');
     expect((await client.next('turn.recorded')).turn.text).toBe('still there?');
     expect(errors.filter((e) => e.startsWith('STT_NOT_CONFIGURED'))).toHaveLength(1);

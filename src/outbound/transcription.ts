@@ -1,5 +1,4 @@
-import { Blob } from 'node:buffer';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
 import { z } from 'zod';
 import { pcm16ToWav } from './wav';
 
@@ -83,7 +82,14 @@ class OpenAiCompatibleSpeechToText implements SpeechToText {
     form.append('file', new Blob([wav], { type: 'audio/wav' }), 'utterance.wav');
     form.append('model', model);
     form.append('response_format', 'json');
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // the form as bytes (the Fetch API's own multipart encoding): undici's request() may run on the
+    // global dispatcher of Node's built-in fetch, which does not send the package's FormData
+    const encoded = new Response(form);
+    const body = Buffer.from(await encoded.arrayBuffer());
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'content-type': encoded.headers.get('content-type') ?? 'multipart/form-data',
+    };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const deadline = AbortSignal.timeout(timeoutMs);
     let answer: { status: number; body: string };
@@ -91,7 +97,7 @@ class OpenAiCompatibleSpeechToText implements SpeechToText {
       const response = await request(this.url, {
         method: 'POST',
         headers,
-        body: form,
+        body,
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
       });
       answer = { status: response.statusCode, body: await readText(response.body) };

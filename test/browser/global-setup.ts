@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { Agent, setGlobalDispatcher } from 'undici';
 import { CALLER_WAV, CHROMIUM_PATH } from '../../playwright.config';
 import { pcm16ToWav } from '../../src/outbound/wav';
 import { speakWithEspeak } from '../support/espeak-speech';
@@ -29,10 +28,6 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   if (process.env.CONSOLE_PREBUILT !== '1' || !fs.existsSync(path.join(ROOT, 'dist/console/index.html'))) {
     execFileSync('npm', ['run', '-s', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
   }
-  // This process serves the API too. Once Node's own fetch has run here, the global dispatcher is the
-  // Agent of the undici bundled in Node, through which the undici package's request() never sends a
-  // FormData body: the speech-to-text upload would hang until STT_TIMEOUT. The package's Agent serves both.
-  setGlobalDispatcher(new Agent());
   await writeCallerSpeech(CALLER_WAV!);
   await jestGlobalSetup();
   const stt = await startSttDouble({ transcript: CALLER_WORDS });

@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import type { ServerMessage } from '../../src/sessions/stream/protocol';
+import { ServerMessage } from '../../src/sessions/stream/protocol';
 import { VoiceStreamClient, type WebSocketLike } from '../../src/sessions/stream/voice-stream-client';
 
 /** The stream's URL of a session on a test app (`ws://…`), with `?token=` when given. */
@@ -14,6 +14,8 @@ export function openStream(
 ): Promise<VoiceStreamClient> {
   return VoiceStreamClient.open({
     url: streamUrl(baseUrl, sessionId, auth.token),
+    // every message the server sends must match the protocol
+    check: (message) => ServerMessage.parse(message),
     connect: (url) =>
       new WebSocket(url, {
         headers: auth.key ? { authorization: `Bearer ${auth.key}` } : {},

@@ -78,15 +78,42 @@ export class ReplySpeech {
       .join(' ');
   }
 
-  /** All reply audio sent (PCM of every segment, in order), for the turn's recording. */
+  /**
+   * Answers once the caller's player has played everything sent (by the playback clock), or at once
+   * when the reply was interrupted: until then the agent is speaking, and the caller can interrupt.
+   */
+  async played(): Promise<void> {
+    const last = this.sent.at(-1);
+    if (this.playbackStartedAt === undefined || !last || this.opts.signal.aborted) return;
+    const rest = this.playbackStartedAt + last.endMs - Date.now();
+    if (rest <= 0) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.opts.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, rest);
+      this.opts.signal.addEventListener('abort', done);
+    });
+  }
+
+  /** The reply audio the caller heard (all of it, or up to the interruption), for the turn's recording. */
   audio(): { pcm: Int16Array; sampleRate: number } | undefined {
     const first = this.sent[0];
-    if (!first) return undefined;
-    const pcm = new Int16Array(this.sent.reduce((n, s) => n + s.pcm.length, 0));
+    if (!first || this.playbackStartedAt === undefined) return undefined;
+    const heardMs =
+      this.stoppedAt === undefined ? Number.POSITIVE_INFINITY : this.stoppedAt - this.playbackStartedAt;
+    const parts = this.sent
+      .filter((s) => s.startMs < heardMs)
+      .map((s) =>
+        s.pcm.subarray(0, Math.round((Math.min(s.endMs, heardMs) - s.startMs) * (s.sampleRate / 1000))),
+      );
+    const pcm = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
     let offset = 0;
-    for (const s of this.sent) {
-      pcm.set(s.pcm, offset);
-      offset += s.pcm.length;
+    for (const part of parts) {
+      pcm.set(part, offset);
+      offset += part.length;
     }
     return { pcm, sampleRate: first.sampleRate };
   }

@@ -20,6 +20,8 @@ export interface StreamTurnInput {
   signal: AbortSignal;
   send(message: ServerMessage): void;
   sendAudio(frame: Uint8Array): void;
+  /** The reply has played (or was interrupted): the agent no longer speaks. */
+  onReplyOver(): void;
 }
 
 /** A streamed turn as it ended: recorded (or why not), with the reply audio sent, for the recording. */
@@ -46,10 +48,11 @@ function streamListener(input: StreamTurnInput, speech: ReplySpeech): TurnListen
 }
 
 /**
- * One turn of a live call (docs/voice-stream.md "A turn"): the turn engine answers it with this
+ * One turn of a live call (docs/voice-stream.md "Messages"): the turn engine answers it with this
  * call's listener (text deltas out at once, the reply spoken segment by segment, tool and workflow
- * events), then the session's workflow records it (`interrupted` and what was heard, if the caller
- * interrupted) and the call hears `turn.recorded`. A turn that fails is an `error` event.
+ * events); once the reply has played, or was interrupted, the session's workflow records it
+ * (`interrupted` and what was heard) and the call hears `turn.recorded`. A turn that fails is an
+ * `error` event.
  */
 export async function runStreamTurn(input: StreamTurnInput): Promise<StreamTurnResult> {
   const { ctx, send, turnId } = input;
@@ -71,12 +74,21 @@ export async function runStreamTurn(input: StreamTurnInput): Promise<StreamTurnR
     answer = await answerTurn(ctx, { ...input, listener: streamListener(input, speech) });
     await speech.finish();
   } catch (error) {
+    input.onReplyOver();
     send({ type: 'error', code: 'TURN_FAILED', message: failureMessage(error) });
     return {};
   }
+  send({
+    type: 'reply.done',
+    turnId,
+    text: input.signal.aborted ? speech.spokenText() : answer.reply.text,
+    interrupted: input.signal.aborted,
+  });
+  // the caller may still interrupt while the reply plays; the turn is recorded once it has played
+  await speech.played();
+  input.onReplyOver();
   const interrupted = input.signal.aborted;
   const spokenText = interrupted ? speech.spokenText() : answer.reply.text;
-  send({ type: 'reply.done', turnId, text: spokenText, interrupted });
   try {
     const turn = await recordTurnInWorkflow(ctx, {
       sessionId: input.sessionId,

@@ -114,11 +114,11 @@ export class VoiceCall {
       startedAt,
       voiceId: this.session.voiceId,
       signal: controller.signal,
-      send: (m) => {
-        if (m.type === 'reply.done' && this.speaking?.turnId === turnId) this.speaking = undefined;
-        this.send(m);
-      },
+      send: (m) => this.send(m),
       sendAudio: (frame) => this.sendAudio(frame),
+      onReplyOver: () => {
+        if (this.speaking?.turnId === turnId) this.speaking = undefined;
+      },
     }).finally(() => {
       if (this.speaking?.turnId === turnId) this.speaking = undefined;
     });
@@ -145,10 +145,12 @@ export class VoiceCall {
     });
     speech.push(this.session.greeting);
     await speech.finish();
-    if (this.speaking?.turnId === 'greeting') this.speaking = undefined;
     const interrupted = controller.signal.aborted;
     const text = interrupted ? speech.spokenText() : this.session.greeting;
     this.send({ type: 'reply.done', turnId: 'greeting', text, interrupted });
+    // the caller's first words are a turn; said over the greeting, they interrupt it
+    await speech.played();
+    if (this.speaking?.turnId === 'greeting') this.speaking = undefined;
   }
 
   /** Ends the call: the turn under way is recorded (as interrupted), then the session ends if asked. */

@@ -1,15 +1,10 @@
 /**
  * A small typed client of the live voice stream (docs/voice-stream.md), for browsers and Node: the
- * console and the tests use it. Messages are checked against the protocol's zod schemas as they
- * arrive; each `reply.audio` header's PCM arrives in the binary frames after it.
+ * console and the tests use it. Its types come from the protocol's zod schemas; it imports no zod
+ * itself (a browser bundle stays small), and `check` can parse each message with the schema (the
+ * tests do). Each `reply.audio` header's PCM arrives in the binary frames after it.
  */
-import {
-  type AudioFormat,
-  type ClientMessage,
-  type ServerMessage,
-  type ServerMessageOf,
-  ServerMessage as ServerMessageSchema,
-} from './protocol';
+import type { AudioFormat, ClientMessage, ServerMessage, ServerMessageOf } from './protocol';
 
 /** The WebSocket a client uses: the browser's, Node's global one, or the `ws` package's (headers). */
 export interface WebSocketLike {
@@ -28,7 +23,15 @@ export interface VoiceStreamOptions {
   url: string;
   /** Makes the socket (default: the global WebSocket); Node may pass the `ws` package with headers. */
   connect?: (url: string) => WebSocketLike;
+  /** Checks each message as it arrives (e.g. `ServerMessage.parse` of the protocol); throws to refuse it. */
+  check?: (message: unknown) => ServerMessage;
 }
+
+/** Without a check: any object with a string `type` is taken as the server says it. */
+const trust = (message: unknown): ServerMessage => {
+  if (typeof (message as { type?: unknown })?.type !== 'string') throw new Error('Not a stream message');
+  return message as ServerMessage;
+};
 
 type Listener = (message: ServerMessage) => void;
 
@@ -43,7 +46,10 @@ export class VoiceStreamClient {
   /** Set when the socket closes. */
   closed?: { code: number; reason: string };
 
-  private constructor(private readonly socket: WebSocketLike) {
+  private constructor(
+    private readonly socket: WebSocketLike,
+    private readonly check: (message: unknown) => ServerMessage,
+  ) {
     socket.binaryType = 'arraybuffer';
     socket.onmessage = (event) => this.receive(event.data);
     socket.onclose = (event) => {
@@ -56,7 +62,7 @@ export class VoiceStreamClient {
     const make = options.connect ?? ((url: string) => new WebSocket(url) as unknown as WebSocketLike);
     const socket = make(options.url);
     return new Promise((resolve, reject) => {
-      socket.onopen = () => resolve(new VoiceStreamClient(socket));
+      socket.onopen = () => resolve(new VoiceStreamClient(socket, options.check ?? trust));
       socket.onerror = (error) =>
         reject(error instanceof Error ? error : new Error('The stream could not open'));
       socket.onclose = (event) => reject(new Error(`The stream closed: ${event.code} ${event.reason}`));
@@ -141,7 +147,7 @@ export class VoiceStreamClient {
       for (const listener of this.audioListeners) listener(pcm, header.format, header.turnId);
       return;
     }
-    const message = ServerMessageSchema.parse(JSON.parse(data));
+    const message = this.check(JSON.parse(data));
     if (message.type === 'reply.audio') this.currentAudio = message;
     this.received.push(message);
     for (const listener of [...this.listeners]) listener(message);
