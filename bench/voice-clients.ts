@@ -38,13 +38,15 @@ export async function openCall(base: string, sessionId: string, key: string): Pr
 export async function timedTurn(
   client: VoiceStreamClient,
   sendInput: () => Promise<void> | void,
-  opts: { interruptAfterMs?: number } = {},
+  opts: { interruptAfterMs?: number; endOfInputAfterMs?: number } = {},
 ): Promise<TimedTurn> {
   const timing = { inputEndedAt: 0, firstAt: 0, interruptedAt: 0, lastFrameAt: 0, samples: 0 };
   const result: TimedTurn = { firstAudioMs: 0, lateFrames: 0, worstLateMs: 0, frames: 0 };
   const errors: ServerMessage[] = [];
   const stopErrors = client.on((m) => {
-    if (m.type === 'error') errors.push(m);
+    if (m.type !== 'error') return;
+    errors.push(m);
+    process.stderr.write(`bench:voice: stream error ${m.code}: ${m.message}\n`);
   });
   const stopAudio = client.onAudio((pcm, format, turnId) => {
     if (turnId === 'greeting') return;
@@ -61,16 +63,26 @@ export async function timedTurn(
   });
   try {
     await sendInput();
-    timing.inputEndedAt = performance.now();
+    // speech input ends when the silence after it is due to end the utterance (VAD_SILENCE_MS)
+    timing.inputEndedAt = performance.now() + (opts.endOfInputAfterMs ?? 0);
     const recorded = client.next('turn.recorded', undefined, 60_000);
+    recorded.catch(() => undefined); // awaited below
     if (opts.interruptAfterMs !== undefined) {
-      await client.next('reply.audio', (m) => m.turnId !== 'greeting', 60_000);
+      await client
+        .next('reply.audio', (m) => m.turnId !== 'greeting', 60_000)
+        .catch((error) => {
+          const tail = client.received.slice(-8).map((m) => m.type);
+          throw new Error(`${(error as Error).message}; the last messages: ${tail.join(', ')}`);
+        });
       await waitFor(() => timing.firstAt > 0);
       await new Promise((r) => setTimeout(r, opts.interruptAfterMs));
       timing.interruptedAt = performance.now();
       client.interrupt();
     }
-    await recorded;
+    await recorded.catch((error) => {
+      const tail = client.received.slice(-8).map((m) => m.type);
+      throw new Error(`${(error as Error).message}; the last messages: ${tail.join(', ')}`);
+    });
     if (errors.length) throw new Error(`stream errors: ${JSON.stringify(errors)}`);
     result.firstAudioMs = timing.firstAt - timing.inputEndedAt;
     if (timing.interruptedAt) result.bargeInMs = Math.max(0, timing.lastFrameAt - timing.interruptedAt);

@@ -22,8 +22,9 @@ import { openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients
  * runs it (API and worker in one child process; BENCH_SPLIT=1 runs them as two), a Temporal dev
  * server, PostgreSQL, an LLM double that streams like a hosted model (first token after 200 ms, then
  * one every 15 ms; three-sentence replies) and a transcription double that answers after 100 ms:
- * - time to first audio (the client's end of input → the first reply audio byte), text and speech
- *   input, p50/p95 over BENCH_TURNS turns each, beside the same run's floor (the model's time to its
+ * - time to first audio (the client's end of input → the first reply audio byte): text input over
+ *   BENCH_TURNS turns, speech input (sent in real time; its input ends VAD_SILENCE_MS after its last
+ *   frame) over BENCH_REST_TURNS turns, p50/p95, beside the same run's floor (the model's time to its
  *   first segment + that segment's synthesis, + transcription for speech) and the REST turn with
  *   `audio: true`; targets: p95 ≤ floor + 50 ms and ≤ 50% of the REST turn;
  * - barge-in: `interrupt` sent → the last audio frame received, p95 (target ≤ 100 ms);
@@ -36,6 +37,7 @@ const REST_TURNS = Number(process.env.BENCH_REST_TURNS ?? 50);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const WARMUP = 10;
 const VOICE = 'espeak-en-us-aria';
+const VAD_SILENCE_MS = Number(process.env.VAD_SILENCE_MS ?? 600);
 
 /** A three-sentence reply, different every time (no cache can answer it). */
 const reply = (n: number) =>
@@ -89,6 +91,9 @@ async function main(): Promise<void> {
   floorSpeech.start();
   try {
     await measure(base, workspace.dataDir, { llm: llm.baseUrl, stt: stt.baseUrl, floorSpeech });
+  } catch (error) {
+    process.stderr.write(`bench:voice: the transcription double had ${stt.requests.length} requests\n`);
+    throw error;
   } finally {
     platform.kill('SIGTERM');
     worker?.kill('SIGTERM');
@@ -141,11 +146,11 @@ async function measure(
     await deps.floorSpeech.speakPcm(VOICE, `${text} ${i}`);
     const synth = performance.now() - t0;
     const t1 = performance.now();
-    if (i < REST_TURNS) await speechToText.transcribe({ pcm16: caller.speech, sampleRate: 16_000 });
+    await speechToText.transcribe({ pcm16: caller.speech, sampleRate: 16_000 });
     const transcription = performance.now() - t1;
     if (i < WARMUP) continue;
     floorText.push(elapsed + synth);
-    if (i < REST_TURNS) floorSpeech.push(elapsed + synth + transcription);
+    floorSpeech.push(elapsed + synth + transcription);
   }
 
   progress('text turns');
@@ -162,8 +167,9 @@ async function measure(
   const audioCall = await openCall(base, await session('bench-speech'), key);
   const speechTurns: TimedTurn[] = [];
   for (let i = 0; i < REST_TURNS + WARMUP; i++) {
-    const turn = await timedTurn(audioCall, () => sendSpeech(audioCall, caller.withSilence, 4), {
+    const turn = await timedTurn(audioCall, () => sendSpeech(audioCall, caller.withTail, 1), {
       interruptAfterMs: 300,
+      endOfInputAfterMs: VAD_SILENCE_MS,
     });
     if (i >= WARMUP) speechTurns.push(turn);
   }
@@ -204,14 +210,17 @@ async function firstSegment(llmBase: string): Promise<{ elapsed: number; text: s
   throw new Error('the model said nothing');
 }
 
-/** "Where is my parcel?" in eSpeak's voice at 16 kHz, alone and with the silence that ends it. */
+/**
+ * "Where is my parcel?" in eSpeak's voice at 16 kHz: alone (for the floor's transcription), and with
+ * 100 ms of silence after it, as a push-to-talk client sends it before it stops sending; the
+ * utterance ends VAD_SILENCE_MS after its last frame.
+ */
 async function callerUtterance() {
   const spoken = await speakWithEspeak('Where is my parcel?');
   const speech = resamplePcm16(spoken.pcm16, spoken.sampleRate, 16_000);
-  const silenceSamples = Math.round(((Number(process.env.VAD_SILENCE_MS ?? 600) + 100) * 16_000) / 1000);
-  const withSilence = new Int16Array(speech.length + silenceSamples);
-  withSilence.set(speech);
-  return { speech, withSilence };
+  const withTail = new Int16Array(speech.length + 1600);
+  withTail.set(speech);
+  return { speech, withTail };
 }
 
 /** CALLS calls at once, three whole turns each (not interrupted). */

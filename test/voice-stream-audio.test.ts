@@ -128,6 +128,22 @@ describe('the live voice stream: caller audio in', () => {
     client.close();
   });
 
+  it('a client that stops sending (push-to-talk) ends its utterance after VAD_SILENCE_MS', async () => {
+    const { client } = await open();
+    const before = stt.requests.length;
+    // the speech and 100 ms of silence, in real time, then nothing more
+    const pcm = await spoken('Where is my parcel?', 100);
+    for (let i = 0; i < pcm.length; i += FRAME_SAMPLES) {
+      client.sendAudio(pcm.slice(i, i + FRAME_SAMPLES));
+      await sleep(20);
+    }
+    const transcript = await client.next('input.transcript', undefined, 10_000);
+    expect(transcript.text).toBe('Where is my parcel?');
+    expect(stt.requests.length).toBe(before + 1);
+    await client.next('turn.recorded');
+    client.close();
+  });
+
   it('speech-to-text down: an error event, and the session goes on', async () => {
     const { client } = await open();
     stt.configure({ status: 500 });
@@ -187,8 +203,10 @@ describe('the live voice stream: caller audio in', () => {
       return res.status === 200 && res;
     });
     expect(caller.headers.get('content-type')).toBe('audio/mpeg');
-    const agent = await fetchAudio('agent');
-    expect(agent.status).toBe(200);
+    const agent = await eventually(async () => {
+      const res = await fetchAudio('agent');
+      return res.status === 200 && res;
+    });
     const callerPcm = await decodeMp3(new Uint8Array(await caller.arrayBuffer()));
     expect(callerPcm.sampleRate).toBe(16_000);
     expect(callerPcm.samplesDecoded / 16_000).toBeGreaterThan(0.6);

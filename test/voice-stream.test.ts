@@ -339,7 +339,9 @@ describe('the live voice stream: text in, streamed speech out', () => {
     // audio without a speech-to-text provider: said once; text still works
     client.sendAudio(new Int16Array(320));
     client.sendAudio(new Int16Array(320));
-    expect((await client.next('error', (m) => m.code === 'STT_NOT_CONFIGURED')).code).toBe('STT_NOT_CONFIGURED');
+    expect((await client.next('error', (m) => m.code === 'STT_NOT_CONFIGURED')).code).toBe(
+      'STT_NOT_CONFIGURED',
+    );
     client.sendText('still there?');
     expect((await client.next('turn.recorded')).turn.text).toBe('still there?');
     expect(errors.filter((e) => e.startsWith('STT_NOT_CONFIGURED'))).toHaveLength(1);

@@ -37,6 +37,8 @@ export class CallerAudio {
   /** Speech heard (ms) since the caller started talking over the agent; undefined when not. */
   private overlapMs?: number;
   private notConfiguredSaid = false;
+  /** Ends speech under way when no audio arrives for VAD_SILENCE_MS (a client that stopped sending). */
+  private quietTimer?: NodeJS.Timeout;
   /** Each recognized turn's caller audio, kept until the turn is recorded. */
   private readonly heard = new Map<string, Int16Array>();
   private readonly bytesPerSecond = new RateLimiterMemory({
@@ -110,6 +112,11 @@ export class CallerAudio {
       .catch((error) => {
         this.ctx.logger.warn({ err: error }, 'voice activity detection failed on a frame');
       });
+    // a client that stops sending (push-to-talk released, a muted microphone) ends its utterance too
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => {
+      this.feeding = this.feeding.then(() => detector.flush()).catch(() => undefined);
+    }, this.ctx.config.vad.silenceMs);
   }
 
   private speechStarted(): void {
@@ -168,6 +175,7 @@ export class CallerAudio {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.quietTimer);
     await this.feeding;
     await this.detector?.close();
   }
