@@ -147,6 +147,62 @@ describe('the live voice stream: text in, streamed speech out', () => {
     client.close();
   });
 
+  it('a voice command run in the workflow: each node as it settles, its speak steps heard as they complete', async () => {
+    const server = (await api('GET', '/mcp-servers')).body.data[0].id;
+    const created = await api('POST', '/workflows', {
+      name: 'Slow status',
+      trigger: { type: 'voice_command', config: { command: 'check my delivery status' } },
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'hello', type: 'speak', config: { text: 'Let me check your delivery.' } },
+        {
+          id: 'wait',
+          type: 'mcp_call',
+          config: { serverId: server, toolName: 'sleep_ms', arguments: { ms: 1500 } },
+        },
+        { id: 'done', type: 'speak', config: { text: 'It arrives tomorrow.' } },
+        { id: 'end', type: 'end' },
+      ],
+      edges: [
+        { sourceId: 'start', targetId: 'hello' },
+        { sourceId: 'hello', targetId: 'wait' },
+        { sourceId: 'wait', targetId: 'done' },
+        { sourceId: 'done', targetId: 'end' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    try {
+      const id = await start();
+      const client = await open(id);
+      client.sendText('Check my delivery status');
+      const recorded = await client.next('turn.recorded');
+      // the first speak step was heard while the tool still ran
+      const at = (found: (m: (typeof client.received)[number]) => boolean) =>
+        client.received.findIndex(found);
+      const firstAudio = at((m) => m.type === 'reply.audio' && m.turnId === recorded.turnId);
+      expect(client.received[firstAudio]).toMatchObject({ text: 'Let me check your delivery.' });
+      expect(firstAudio).toBeLessThan(at((m) => m.type === 'workflow.step' && m.nodeId === 'wait'));
+      const steps = client.received.flatMap((m) =>
+        m.type === 'workflow.step' && m.turnId === recorded.turnId ? [[m.nodeId, m.status]] : [],
+      );
+      expect(steps).toEqual([
+        ['start', 'completed'],
+        ['hello', 'completed'],
+        ['wait', 'completed'],
+        ['done', 'completed'],
+        ['end', 'completed'],
+        [null, 'completed'],
+      ]);
+      expect(recorded.turn).toMatchObject({
+        route: 'workflow',
+        reply: { text: 'Let me check your delivery. It arrives tomorrow.' },
+      });
+      client.close();
+    } finally {
+      await api('DELETE', `/workflows/${created.body.data.id}`);
+    }
+  });
+
   it('a tool slower than 300 ms: the persona says a hold phrase meanwhile', async () => {
     const id = await start();
     const client = await open(id);

@@ -40,6 +40,8 @@ export interface CommandRun {
   /** Where and why it failed. */
   failure: string | null;
   durationMs: number;
+  /** Every node as it settled, in order. */
+  steps: StepRecord[];
 }
 
 /** How a session ended. */

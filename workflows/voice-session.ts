@@ -58,25 +58,18 @@ async function runVoiceCommand({ plan }: CommandInput): Promise<CommandRun> {
   const t0 = Date.now();
   try {
     const run = await executeVoiceGraph(plan, { showDetails: false });
+    const steps = run.trace.steps;
     if (run.trace.error) {
       const { nodeId, message } = run.trace.error;
-      return {
-        status: 'failed',
-        speech: [],
-        failure: `Node ${nodeId} failed: ${message}`,
-        durationMs: Date.now() - t0,
-      };
+      const failure = `Node ${nodeId} failed: ${message}`;
+      return { status: 'failed', speech: [], failure, durationMs: Date.now() - t0, steps };
     }
     const speech = (run.view?.output as { speech?: string[] } | null)?.speech ?? [];
-    return { status: 'completed', speech, failure: null, durationMs: Date.now() - t0 };
+    return { status: 'completed', speech, failure: null, durationMs: Date.now() - t0, steps };
   } catch (failure) {
     const cause = ((failure as Error).cause as Error | undefined) ?? (failure as Error);
-    return {
-      status: 'failed',
-      speech: [],
-      failure: cause?.message ?? String(failure),
-      durationMs: Date.now() - t0,
-    };
+    const reason = cause?.message ?? String(failure);
+    return { status: 'failed', speech: [], failure: reason, durationMs: Date.now() - t0, steps: [] };
   }
 }
 

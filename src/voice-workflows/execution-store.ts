@@ -260,3 +260,9 @@ export async function finishExecution(
   if (rows[0]) return fork.map(WorkflowExecution, rows[0]);
   return fork.findOne(WorkflowExecution, { id: input.executionId }); // finished before (a repeat)
 }
+
+/** The steps an execution has settled so far (its progress, as the running workflow records it). */
+export async function executionSteps(knex: Knex, executionId: string): Promise<StepRecord[]> {
+  const [row] = await knex('workflow_executions').select('steps').where({ id: executionId });
+  return (row?.steps ?? []) as StepRecord[];
+}

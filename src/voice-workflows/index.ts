@@ -1,6 +1,6 @@
-export { finishedExecutionCte, recordExecutionStart } from './execution-store';
+export { executionSteps, finishedExecutionCte, recordExecutionStart } from './execution-store';
 export { type RunVoiceWorkflowInput, workflowInputOf } from './execution-types';
-export { interpretGraph } from './interpreter';
+export { interpretGraph, type StepRecord } from './interpreter';
 export { matchCommand, normalizeUtterance } from './matching';
 export { type VoiceCommandWorkflow, voiceCommandsOf, voiceCommandWorkflowsJson } from './voice-commands';
 export { executionJsonSql, WorkflowExecution } from './workflow.entity';

@@ -86,12 +86,16 @@ export const ToolFinished = z.object({
   durationMs: z.number(),
   error: z.string().optional(),
 });
+/** A voice command's progress: each node as it settles (`nodeId`), then the run (`nodeId: null`). */
 export const WorkflowStep = z.object({
   type: z.literal('workflow.step'),
   turnId: replyId,
   workflowName: z.string(),
   executionId: z.string(),
+  nodeId: z.string().nullable(),
+  nodeType: z.string().nullable(),
   status: z.string(),
+  /** What a `speak` node said (also spoken as the reply), or the whole run's speech. */
   speech: z.array(z.string()),
 });
 export const ReplyDone = z.object({

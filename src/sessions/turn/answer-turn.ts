@@ -7,6 +7,7 @@ import {
   interpretGraph,
   matchCommand,
   recordExecutionStart,
+  type StepRecord,
   type VoiceCommandWorkflow,
   WorkflowExecution,
   workflowInputOf,
@@ -25,6 +26,7 @@ import {
   refusalReply,
   TOOLS_AFTER_LAST_ROUND,
 } from '../turn-rules';
+import { followCommand } from './command-progress';
 import { askModel } from './model-client';
 import type { TurnAnswer, TurnRequest } from './turn-listener';
 import { loadTurnSession, type TurnSession } from './turn-session';
@@ -103,27 +105,42 @@ async function answerWithCommand(
     },
     { persist: false },
   );
-  let run: CommandRun;
-  if (execution.definition.nodes.every((n) => PURE_NODE_TYPES.has(n.type))) {
-    run = await runPureCommand(ctx, execution);
-  } else {
-    recordExecutionStart(em, execution);
-    await em.flush();
-    run = await runCommandInWorkflow(ctx, turn.sessionId, {
-      turnId: turn.turnId,
-      plan: workflowInputOf(execution),
+  const said: string[] = [];
+  const stepOf = (step: StepRecord) => {
+    const speech = step.type === 'speak' && step.status === 'completed' ? [String(step.result)] : [];
+    // a `speak` step is heard as soon as it has run (the reply is what they said); the space after it
+    // tells the speech that its sentence is over
+    for (const text of speech) {
+      said.push(text);
+      turn.listener.text(`${text} `);
+    }
+    const { nodeId, type: nodeType, status } = step;
+    turn.listener.workflowStep({
+      workflowName: workflow.name,
+      executionId: execution.id,
+      nodeId,
+      nodeType,
+      status,
+      speech,
     });
-  }
-  const step = {
+  };
+  const run = await runCommand(ctx, turn, execution, em, stepOf);
+  const failed = run.status !== 'completed';
+  const ending = failed
+    ? commandFailedReply(workflow.name)
+    : said.length
+      ? ''
+      : commandDoneReply(workflow.name, []);
+  if (ending) turn.listener.text(ending);
+  const reply = [...said, ending].filter(Boolean).join(' ');
+  turn.listener.workflowStep({
     workflowName: workflow.name,
     executionId: execution.id,
+    nodeId: null,
+    nodeType: null,
     status: run.status,
     speech: run.speech,
-  };
-  turn.listener.workflowStep(step);
-  const failed = run.status !== 'completed';
-  const reply = failed ? commandFailedReply(workflow.name) : commandDoneReply(workflow.name, run.speech);
-  turn.listener.text(reply);
+  });
   const action: TurnAction = {
     type: 'workflow',
     workflowId: workflow.id,
@@ -134,6 +151,37 @@ async function answerWithCommand(
   };
   const error = failed ? commandFailedError(workflow.name, run.failure ?? 'unknown failure') : null;
   return answer(turn, { route: 'workflow', reply, actions: [action], error });
+}
+
+/**
+ * Runs the command: here when its graph has no side effect, else in the session's workflow, whose
+ * progress is followed meanwhile so that each step is heard as it settles (`onStep`, once each).
+ */
+async function runCommand(
+  ctx: AppContext,
+  turn: TurnRequest,
+  execution: WorkflowExecution,
+  em: TurnSession['em'],
+  onStep: (step: StepRecord) => void,
+): Promise<CommandRun> {
+  if (execution.definition.nodes.every((n) => PURE_NODE_TYPES.has(n.type))) {
+    const run = await runPureCommand(ctx, execution);
+    run.steps.forEach(onStep);
+    return run;
+  }
+  recordExecutionStart(em, execution);
+  await em.flush();
+  const progress = followCommand(ctx, execution.id, onStep);
+  let run: CommandRun | undefined;
+  try {
+    run = await runCommandInWorkflow(ctx, turn.sessionId, {
+      turnId: turn.turnId,
+      plan: workflowInputOf(execution),
+    });
+    return run;
+  } finally {
+    await progress.stop(run?.steps ?? []);
+  }
 }
 
 /** Interprets a graph without side effects and records it finished, with its events, in one statement. */
@@ -155,6 +203,7 @@ async function runPureCommand(ctx: AppContext, execution: WorkflowExecution): Pr
     speech: execution.output?.speech ?? [],
     failure: failed ? `Node ${execution.error?.nodeId} failed: ${execution.error?.message}` : null,
     durationMs: execution.durationMs ?? 0,
+    steps: trace.steps,
   };
 }
 

@@ -16,8 +16,15 @@ export interface TurnListener {
   }): void;
   /** A tool has not answered within HOLD_PHRASE_AFTER_MS: the agent says this meanwhile. */
   hold(phrase: string): void;
-  /** A voice command's workflow settled a step. */
-  workflowStep(step: { workflowName: string; executionId: string; status: string; speech: string[] }): void;
+  /** A voice command settled a node (`nodeId`), or its run ended (`nodeId: null`). */
+  workflowStep(step: {
+    workflowName: string;
+    executionId: string;
+    nodeId: string | null;
+    nodeType: string | null;
+    status: string;
+    speech: string[];
+  }): void;
 }
 
 /** A listener that hears nothing (the REST turn). */
