@@ -34,4 +34,20 @@ describe('log format', () => {
     expect(out).not.toMatch(/top-secret|pk_live_x/);
     expect(() => JSON.parse(out.split('\n')[0])).toThrow();
   });
+
+  it('redacts provider keys wherever a configuration is logged', async () => {
+    let out = '';
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const logger = createLogger('info', 'test', stream);
+    logger.info({ config: { stt: { apiKey: 'sk-stt-secret' }, llm: { apiKey: 'sk-llm-secret' } } }, 'config');
+    logger.info({ stt: { apiKey: 'sk-stt-2' }, apiKey: 'sk-top' }, 'config');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(out).toContain('[redacted]');
+    expect(out).not.toMatch(/sk-stt-secret|sk-llm-secret|sk-stt-2|sk-top/);
+  });
 });

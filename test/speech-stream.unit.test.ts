@@ -5,27 +5,12 @@
 // test the same constructors, as a real process has (test/support/native-arrays-environment.js).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
 import { REMOTE_PCM_SAMPLE_RATE } from '../src/voices/remote-tts';
 import { SpeechSynthesizer } from '../src/voices/speech';
 import { engineVoiceName, findCatalogVoice } from '../src/voices/voices.catalog';
-
-type Decoded = { channelData: Float32Array[]; samplesDecoded: number; sampleRate: number };
-/** mpg123 compiled to WebAssembly (its UMD build loads under jest's CommonJS). */
-async function decodeMp3(bytes: Uint8Array): Promise<Decoded> {
-  const { MPEGDecoder } = require(
-    path.resolve(__dirname, '../node_modules/mpg123-decoder/dist/mpg123-decoder.min.js'),
-  );
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    return decoder.decode(bytes);
-  } finally {
-    decoder.free();
-  }
-}
+import { decodeMp3 } from './support/mp3';
 
 /** Root mean square of samples, as a fraction of full scale. */
 function rms(samples: ArrayLike<number>, fullScale: number): number {

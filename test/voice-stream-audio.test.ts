@@ -1,13 +1,14 @@
 /**
  * @jest-environment ./test/support/native-arrays-environment.js
  */
-import path from 'node:path';
+
 import { startWorker } from '../src/app/runtime';
 import { resamplePcm16 } from '../src/outbound/wav';
 import type { VoiceStreamClient } from '../src/sessions/stream/voice-stream-client';
 import { TEST_ENV } from './support/env';
 import { speakWithEspeak } from './support/espeak-speech';
 import { startLlmDouble } from './support/llm-double';
+import { decodeMp3 } from './support/mp3';
 import { completeManifest } from './support/personas';
 import { eventually } from './support/receiver';
 import { startSttDouble } from './support/stt-double';
@@ -16,20 +17,6 @@ import { openStream } from './support/voice-stream';
 
 type LlmDouble = Awaited<ReturnType<typeof startLlmDouble>>;
 type SttDouble = Awaited<ReturnType<typeof startSttDouble>>;
-
-/** An MP3 file's sample rate and length (the decoder's minified CommonJS build, as the voice tests load it). */
-async function decodeMp3(bytes: Uint8Array): Promise<{ samplesDecoded: number; sampleRate: number }> {
-  const { MPEGDecoder } = require(
-    path.resolve(__dirname, '../node_modules/mpg123-decoder/dist/mpg123-decoder.min.js'),
-  );
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    return decoder.decode(bytes);
-  } finally {
-    decoder.free();
-  }
-}
 
 const FRAME_SAMPLES = 320; // 20 ms at 16 kHz
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -58,6 +58,10 @@ export function createLogger(
           '*.token',
           '*.password',
           '*.clientSecret',
+          // provider keys (LLM_API_KEY, STT_API_KEY, TTS_API_KEY) wherever a config object is logged
+          'apiKey',
+          '*.apiKey',
+          '*.*.apiKey',
           'value',
           'secret',
           'fullKey',
