@@ -5,6 +5,7 @@
 import { startWorker } from '../src/app/runtime';
 import { resamplePcm16 } from '../src/outbound/wav';
 import type { VoiceStreamClient } from '../src/sessions/stream/voice-stream-client';
+import { housekeepingScheduleId } from '../src/temporal/schedules';
 import { TEST_ENV } from './support/env';
 import { speakWithEspeak } from './support/espeak-speech';
 import { startLlmDouble } from './support/llm-double';
@@ -206,6 +207,16 @@ describe('the live voice stream: caller audio in', () => {
     const bad = await api('GET', `/sessions/${id}/turns/${index}/audio?side=both`);
     expect(bad.status).toBe(400);
     client.close();
+
+    // past RECORDING_RETENTION_DAYS (30) the hourly housekeeping deletes them, and only them
+    const db = app.ctx.orm.em.fork().getConnection();
+    await db.execute(
+      `update session_turn_recordings set created_at = now() - interval '31 days' where session_id = ? and side = 'caller'`,
+      [id],
+    );
+    await app.ctx.temporal.schedule.getHandle(housekeepingScheduleId(TEST_ENV.taskQueue())).trigger();
+    await eventually(async () => (await fetchAudio('caller')).status === 404);
+    expect((await fetchAudio('agent')).status).toBe(200);
   });
 
   it('audio in the wrong shape or flooding in: error events, and the call goes on', async () => {
