@@ -1,7 +1,7 @@
 /**
  * Every rule of a voice turn that more than one place applies, defined once (docs/sessions.md "How the
  * agent answers"): what the agent says in each case and how many model rounds a turn may take. Pure
- * (no I/O, deterministic), so both the session's workflow and its activities import it.
+ * (no I/O, deterministic): the turn engine imports it, and workflow code may (it is on the allow-list).
  */
 import { normalizeUtterance } from '../voice-workflows/matching';
 
