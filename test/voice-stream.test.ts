@@ -352,6 +352,32 @@ describe('the live voice stream: text in, streamed speech out', () => {
     client.close();
   });
 
+  it('text sent the moment the stream opens (before session.ready) is taken, after the greeting starts', async () => {
+    const id = await start();
+    const client = await openStream(app.baseUrl, id, { key: dev.testKey });
+    client.sendText('hello right away');
+    const recorded = await client.next('turn.recorded');
+    expect(recorded.turn).toMatchObject({ index: 1, text: 'hello right away' });
+    const types = client.received.map((m) => m.type);
+    expect(types.indexOf('session.ready')).toBeLessThan(types.indexOf('turn.recorded'));
+    client.close();
+  });
+
+  it('a client gone before its stream could hold the session lets it go: the next stream opens', async () => {
+    const id = await start();
+    const first = await openStream(app.baseUrl, id, { key: dev.testKey });
+    first.close();
+    await eventually(async () => {
+      const next = await openStream(app.baseUrl, id, { key: dev.testKey });
+      const answer = await Promise.race([
+        next.next('session.ready').then(() => 'ready'),
+        next.next('error').then((e) => e.code),
+      ]);
+      next.close();
+      return answer === 'ready';
+    });
+  });
+
   it('one live stream per session: a second gets SESSION_BUSY, a REST turn meanwhile a 409', async () => {
     const id = await start();
     const first = await open(id);

@@ -107,15 +107,21 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   let ended: SessionEnd | undefined;
   const dueToContinueAsNew = () =>
     state.turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
-  /** One update's work at a time, in the order they came. */
+  /**
+   * One update's work at a time, in the order they came: each takes a ticket and waits for its turn
+   * (a condition alone would let every waiter through at once when the one before it finishes).
+   */
+  const lock = { issued: 0, serving: 0 };
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
-    await condition(() => !state.busy);
+    const ticket = lock.issued++;
+    await condition(() => lock.serving === ticket);
     state.busy = true;
     try {
       return await work();
     } finally {
       state.busy = false;
       state.idleSince = Date.now();
+      lock.serving++;
     }
   };
   const refuseUnlessActive = () => {
@@ -152,8 +158,8 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   );
   const finish = async (reason: 'ended' | 'idle_timeout') => {
     status = 'ending';
-    await condition(() => !state.busy);
-    ended = await endSession({ sessionId: input.sessionId, reason });
+    // after the work already queued (a tool round, a turn's record), in order
+    ended = await exclusive(() => endSession({ sessionId: input.sessionId, reason }));
     status = 'ended';
     setCurrentDetails(`Ended (${reason}) after ${ended.turnCount} turns`);
   };

@@ -37,6 +37,8 @@ export class CallerAudio {
   /** Speech heard (ms) since the caller started talking over the agent; undefined when not. */
   private overlapMs?: number;
   private notConfiguredSaid = false;
+  /** Recognized utterances become turns in the order they were said. */
+  private delivering: Promise<void> = Promise.resolve();
   /** Ends speech under way when no audio arrives for VAD_SILENCE_MS (a client that stopped sending). */
   private quietTimer?: NodeJS.Timeout;
   /** Each recognized turn's caller audio, kept until the turn is recorded. */
@@ -137,25 +139,40 @@ export class CallerAudio {
     this.overlapMs = undefined;
     const endedAt = Date.now();
     const pcm16 = float32ToPcm16(utterance);
-    void this.transcribe(pcm16, endedAt);
+    // transcribed at once, but taken as turns in the order they were said
+    const transcript = this.transcribe(pcm16);
+    this.delivering = this.delivering
+      .then(async () => {
+        const text = await transcript;
+        if (text) this.deliver(text, pcm16, endedAt);
+      })
+      .catch((error) => this.ctx.logger.warn({ err: error }, 'a recognized utterance could not be taken'));
   }
 
-  private async transcribe(pcm16: Int16Array, endedAt: number): Promise<void> {
-    let text: string;
+  /** The utterance's words, or undefined (said as an `error` event) when they cannot be had. */
+  private async transcribe(pcm16: Int16Array): Promise<string | undefined> {
     try {
-      text = (await this.stt!.transcribe({ pcm16, sampleRate: CALLER_SAMPLE_RATE })).text.trim();
+      return (await this.stt!.transcribe({ pcm16, sampleRate: CALLER_SAMPLE_RATE })).text.trim();
     } catch (error) {
       if (error instanceof TranscriptionError) this.error(error.code, error.message);
       else this.error('STT_FAILED', 'The speech could not be transcribed');
-      return;
+      return undefined;
     }
-    if (!text || this.closed) return;
+  }
+
+  private deliver(text: string, pcm16: Int16Array, endedAt: number): void {
+    if (this.closed) return;
     // said over the agent: "uh-huh" is only listening; anything else was an interruption
     if (this.hooks.isAgentSpeaking() && this.hooks.isBackchannel(text)) return;
     const turnId = randomUUID();
     if (this.call.recording) this.heard.set(turnId, pcm16);
     this.hooks.send({ type: 'input.transcript', turnId, text });
     this.hooks.utterance(text, endedAt, turnId);
+  }
+
+  /** Lets go of a turn's caller audio that will not be recorded (the turn failed). */
+  forget(turnId: string): void {
+    this.heard.delete(turnId);
   }
 
   /** Keeps a recorded turn's audio (caller and agent), when the session records. */

@@ -65,6 +65,9 @@ export function sessionStreams(ctx: AppContext) {
   return {
     /** The HTTP server's `upgrade` listener. */
     async handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+      // the HTTP server no longer listens for this socket's errors: a reset while it is authorized
+      // must not crash the process
+      socket.on('error', () => socket.destroy());
       const url = new URL(req.url ?? '/', 'http://localhost');
       const match = STREAM_PATH.exec(url.pathname);
       if (!match) return refuse(socket, notFound('Route'));
@@ -81,6 +84,7 @@ export function sessionStreams(ctx: AppContext) {
         if (session.status !== 'active')
           throw new ApiError(409, 'CONFLICT', `Session ${sessionId} has ended`);
         const persona = await em.findOne(Persona, { id: session.personaId });
+        if (socket.destroyed) return;
         wss.handleUpgrade(req, socket, head, (ws) => {
           const call = new VoiceCall(ctx, ws, {
             sessionId,

@@ -56,13 +56,15 @@ function streamListener(input: StreamTurnInput, speech: ReplySpeech): TurnListen
  */
 export async function runStreamTurn(input: StreamTurnInput): Promise<StreamTurnResult> {
   const { ctx, send, turnId } = input;
+  // the reply's speech stops when the caller interrupts, or when the turn fails
+  const failed = new AbortController();
   const speech = new ReplySpeech({
     turnId,
     voiceId: input.voiceId,
     synthesize: (voiceId, text) => ctx.speech.speakPcm(voiceId, text),
     send,
     sendAudio: input.sendAudio,
-    signal: input.signal,
+    signal: AbortSignal.any([input.signal, failed.signal]),
     onError: (error) =>
       ctx.logger.warn({ err: error, sessionId: input.sessionId }, 'could not synthesize a segment'),
   });
@@ -74,6 +76,7 @@ export async function runStreamTurn(input: StreamTurnInput): Promise<StreamTurnR
     answer = await answerTurn(ctx, { ...input, listener: streamListener(input, speech) });
     await speech.finish();
   } catch (error) {
+    failed.abort();
     input.onReplyOver();
     send({ type: 'error', code: 'TURN_FAILED', message: failureMessage(error) });
     return {};

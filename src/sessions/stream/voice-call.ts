@@ -37,7 +37,12 @@ export class VoiceCall {
   private speaking?: { turnId: string; controller: AbortController };
   private turns: Promise<void> = Promise.resolve();
   private renewTimer?: NodeJS.Timeout;
+  /** No more input is taken (the call is ending). */
   private ended = false;
+  /** end() has run (it runs once). */
+  private ending = false;
+  /** This call holds the session's claim (it must let it go). */
+  private claimed = false;
   readonly audio: CallerAudio;
 
   constructor(
@@ -54,15 +59,27 @@ export class VoiceCall {
     });
   }
 
-  /** Claims the session and greets the caller; a session already held gets SESSION_BUSY and is closed. */
+  /**
+   * Claims the session and greets the caller; a session already held gets SESSION_BUSY and is closed.
+   * Frames that arrive meanwhile wait, and are taken once the greeting is queued.
+   */
   async start(): Promise<void> {
+    const early: [RawData, boolean][] = [];
+    let started = false;
+    this.ws.on('message', (data, isBinary) => {
+      if (started) this.onFrame(data, isBinary);
+      else early.push([data, isBinary]);
+    });
+    this.ws.on('close', () => void this.end('disconnected'));
     const claim = { sessionId: this.session.sessionId, claimId: this.callId, ttlMs: STREAM_CLAIM_MS };
     if (!(await claimTurn(this.ctx, claim))) {
+      this.ended = true;
       this.fail('SESSION_BUSY', 'This session already has a live stream, or is answering a turn', 4409);
       return;
     }
-    this.ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
-    this.ws.on('close', () => void this.onClose());
+    this.claimed = true;
+    // the client may have left while the session was claimed: end() lets it go
+    if (this.ended || this.ws.readyState !== this.ws.OPEN) return void this.end('disconnected');
     this.renewTimer = setInterval(() => void this.keepClaim(), STREAM_CLAIM_MS / 3);
     await this.audio.start();
     this.send({
@@ -72,7 +89,18 @@ export class VoiceCall {
       input: { encoding: 'pcm_s16le', sampleRate: 16_000, channels: 1, maxFrameBytes: 64 * 1024 },
       speechToText: this.audio.transcribes,
     });
-    this.turns = this.speakGreeting();
+    this.queue(() => this.speakGreeting());
+    started = true;
+    for (const [data, isBinary] of early.splice(0)) this.onFrame(data, isBinary);
+  }
+
+  /** Runs `work` after the turns before it; a failure is logged and the next turn still runs. */
+  private queue(work: () => Promise<void>): void {
+    this.turns = this.turns
+      .then(work)
+      .catch((error) =>
+        this.ctx.logger.error({ err: error, sessionId: this.session.sessionId }, 'a streamed turn failed'),
+      );
   }
 
   private onFrame(data: RawData, isBinary: boolean): void {
@@ -99,7 +127,7 @@ export class VoiceCall {
       if (isBackchannel(text, this.session.backchannels)) return;
       this.interrupt();
     }
-    this.turns = this.turns.then(() => this.runTurn(turnId, text, endedAt));
+    this.queue(() => this.runTurn(turnId, text, endedAt));
   }
 
   private async runTurn(turnId: string, text: string, startedAt: number): Promise<void> {
@@ -122,7 +150,9 @@ export class VoiceCall {
     }).finally(() => {
       if (this.speaking?.turnId === turnId) this.speaking = undefined;
     });
-    if (result.turn) await this.audio.keepRecording(result.turn.index, turnId, result.replyAudio);
+    // kept off the turns' path: the next turn does not wait for an MP3 encoding
+    if (result.turn) void this.audio.keepRecording(result.turn.index, turnId, result.replyAudio);
+    else this.audio.forget(turnId);
   }
 
   /** Stops the reply being spoken: no more audio, the model stops, the turn is recorded as interrupted. */
@@ -153,37 +183,43 @@ export class VoiceCall {
     if (this.speaking?.turnId === 'greeting') this.speaking = undefined;
   }
 
-  /** Ends the call: the turn under way is recorded (as interrupted), then the session ends if asked. */
-  private async end(reason: 'ended' | 'disconnected'): Promise<void> {
-    if (this.ended) return;
+  /**
+   * Ends the call once, whichever way it ends (the caller's `end`, a disconnect, the session ending by
+   * itself): the turn under way is recorded (as interrupted), the caller's audio released, the session
+   * ended if asked, and the session let go.
+   */
+  private async end(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount = 0): Promise<void> {
+    if (this.ending) return;
+    this.ending = true;
     this.ended = true;
     this.interrupt();
     clearInterval(this.renewTimer);
-    await this.turns.catch(() => undefined);
-    await this.audio.close();
-    let turnCount = 0;
-    if (reason === 'ended') {
-      try {
-        const view = await endSession(
-          this.ctx,
-          this.ctx.orm.em.fork(),
-          this.session.owner,
-          this.session.sessionId,
+    try {
+      await this.turns;
+      await this.audio.close();
+      if (reason !== 'disconnected') await this.closeSession(reason, turnCount);
+    } catch (error) {
+      this.ctx.logger.warn(
+        { err: error, sessionId: this.session.sessionId },
+        'a voice stream did not end cleanly',
+      );
+    } finally {
+      if (this.claimed) {
+        await releaseTurn(this.ctx, { sessionId: this.session.sessionId, claimId: this.callId }).catch(
+          () => undefined,
         );
-        turnCount = view.turnCount;
-      } catch (error) {
-        this.ctx.logger.warn({ err: error, sessionId: this.session.sessionId }, 'could not end the session');
       }
-      this.send({ type: 'session.ended', sessionId: this.session.sessionId, reason: 'ended', turnCount });
-      this.ws.close(1000, 'session ended');
     }
-    await releaseTurn(this.ctx, { sessionId: this.session.sessionId, claimId: this.callId }).catch(
-      () => undefined,
-    );
   }
 
-  private onClose(): Promise<void> {
-    return this.end('disconnected');
+  /** `session.ended`, then the stream closes; `end` also ends the session itself. */
+  private async closeSession(reason: 'ended' | 'idle_timeout', turnCount: number): Promise<void> {
+    if (reason === 'ended') {
+      const em = this.ctx.orm.em.fork();
+      turnCount = (await endSession(this.ctx, em, this.session.owner, this.session.sessionId)).turnCount;
+    }
+    this.send({ type: 'session.ended', sessionId: this.session.sessionId, reason, turnCount });
+    this.ws.close(1000, 'session ended');
   }
 
   /** Renews the stream's hold on its session, and notices a session that ended (idle timeout). */
@@ -191,18 +227,11 @@ export class VoiceCall {
     const claim = { sessionId: this.session.sessionId, claimId: this.callId, ttlMs: STREAM_CLAIM_MS };
     try {
       const [renewed, status] = await Promise.all([renewClaim(this.ctx, claim), this.sessionStatus()]);
+      if (this.ending) return; // the call ended meanwhile: never take the session back
       if (status.status !== 'active') {
-        this.ended = true;
-        this.interrupt();
-        clearInterval(this.renewTimer);
-        const reason = status.endReason === 'idle_timeout' ? 'idle_timeout' : 'ended';
-        this.send({
-          type: 'session.ended',
-          sessionId: this.session.sessionId,
-          reason,
-          turnCount: status.turnCount,
-        });
-        this.ws.close(1000, 'session ended');
+        // ended elsewhere (idle timeout, POST /end): the call says so and closes (ending an ended
+        // session only reads it)
+        await this.end(status.endReason === 'idle_timeout' ? 'idle_timeout' : 'ended', status.turnCount);
       } else if (!renewed) {
         // the hold lapsed (the database was away longer than its lease): take it again
         await claimTurn(this.ctx, claim);
