@@ -14,7 +14,7 @@ import { orderDeskModel, startLlmDouble } from '../test/support/llm-double';
 import { startMcpTestServer } from '../test/support/mcp-test-server';
 import { completeManifest } from '../test/support/personas';
 import { floorTurn, floorWorkflow } from './floor-workflow';
-import { benchWorkspace, latencyStats, runBench } from './support';
+import { benchRequester, benchWorkspace, latencyStats, runBench } from './support';
 
 /**
  * bench:sessions — voice-session turns through POST /sessions/:id/turns (API and worker in one
@@ -95,16 +95,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${apiPort}`;
   try {
     const token = await signDevToken(workspace.dataDir, 'bench@example.com');
-    const request = async (method: string, urlPath: string, auth: string, body?: unknown) => {
-      const res = await fetch(base + urlPath, {
-        method,
-        headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = (await res.json()) as any;
-      if (res.status >= 300) throw new Error(`${urlPath}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const request = benchRequester(base);
     const key = (
       await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'test' })
     ).key.fullKey;

@@ -115,3 +115,17 @@ export async function constantRate(opts: {
   const round = (n: number) => Math.round(n * 100) / 100;
   return { rps: latencies.length / elapsed, p50: round(stats.p50), p99: round(stats.p99), bad, total };
 }
+
+/** A JSON call to the platform under bench, with a bearer credential; a non-2xx answer throws. */
+export function benchRequester(base: string) {
+  return async (method: string, urlPath: string, auth: string, body?: unknown): Promise<any> => {
+    const res = await fetch(base + urlPath, {
+      method,
+      headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${urlPath}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}

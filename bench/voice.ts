@@ -14,7 +14,7 @@ import { speakWithEspeak } from '../test/support/espeak-speech';
 import { startLlmDouble } from '../test/support/llm-double';
 import { completeManifest } from '../test/support/personas';
 import { startSttDouble } from '../test/support/stt-double';
-import { benchWorkspace, latencyStats, runBench } from './support';
+import { benchRequester, benchWorkspace, latencyStats, runBench } from './support';
 import { openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
 
 /**
@@ -111,16 +111,7 @@ async function measure(
   deps: { llm: string; stt: string; floorSpeech: SpeechSynthesizer },
 ): Promise<void> {
   const token = await signDevToken(dataDir, 'bench@example.com');
-  const request = async (method: string, urlPath: string, auth: string, body?: unknown) => {
-    const res = await fetch(base + urlPath, {
-      method,
-      headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as any;
-    if (res.status >= 300) throw new Error(`${urlPath}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const request = benchRequester(base);
   const key = (
     await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'test' })
   ).key.fullKey;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { ESPEAK_CATALOG } from '../src/voices/voices.catalog';
+import { decodeMp3 } from './support/mp3';
 import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
 
 /** A mono 16-bit WAV of a 440 Hz sine: what the OpenAI-compatible double answers. */
@@ -24,23 +24,6 @@ function sineWav(samples: number, sampleRate: number): Buffer {
   header.write('data', 36);
   header.writeUInt32LE(data.length, 40);
   return Buffer.concat([header, data]);
-}
-
-async function decodeMp3(bytes: Uint8Array) {
-  const { MPEGDecoder } = require(
-    path.resolve(__dirname, '../node_modules/mpg123-decoder/dist/mpg123-decoder.min.js'),
-  );
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    return decoder.decode(bytes) as {
-      channelData: Float32Array[];
-      samplesDecoded: number;
-      sampleRate: number;
-    };
-  } finally {
-    decoder.free();
-  }
 }
 
 const rms = (s: Float32Array) => Math.sqrt(s.reduce((sum, x) => sum + x * x, 0) / s.length);

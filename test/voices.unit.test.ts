@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { createMp3Encoder } from 'wasm-media-encoders';
 import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
@@ -7,6 +6,7 @@ import { ByteLru } from '../src/voices/byte-lru';
 import { SpeechPool } from '../src/voices/speech-pool';
 import { catalog, ESPEAK_CATALOG, GENDERS, remoteVoiceId } from '../src/voices/voices.catalog';
 import { findVoice, listVoices } from '../src/voices/voices.service';
+import { decodeMp3 } from './support/mp3';
 
 /** A mono 16-bit PCM WAV file of `samples` samples (a sine at 440 Hz). */
 function sineWav(samples: number, sampleRate = 24_000, declaredDataSize?: number): Buffer {
@@ -38,21 +38,6 @@ async function sineMp3(samples: number, sampleRate: 22050 | 44100): Promise<Uint
   const a = encoder.encode([pcm]).slice();
   const b = encoder.finalize().slice();
   return new Uint8Array([...a, ...b]);
-}
-
-type Decoded = { channelData: Float32Array[]; samplesDecoded: number; sampleRate: number };
-/** mpg123 compiled to WebAssembly (its UMD build loads under jest's CommonJS). */
-async function decodeMp3(bytes: Uint8Array): Promise<Decoded> {
-  const { MPEGDecoder } = require(
-    path.resolve(__dirname, '../node_modules/mpg123-decoder/dist/mpg123-decoder.min.js'),
-  );
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  try {
-    return decoder.decode(bytes);
-  } finally {
-    decoder.free();
-  }
 }
 
 const rms = (samples: Float32Array) => Math.sqrt(samples.reduce((s, x) => s + x * x, 0) / samples.length);
