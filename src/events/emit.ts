@@ -42,6 +42,47 @@ export function eventRecord(input: EmitEventInput & { id?: string; at?: Date }) 
   return { id, createdAt, envelope, personaId, payload: JSON.stringify(envelope) };
 }
 
+/** An event's row, for callers that insert events in a statement of their own (insertEventsSql). */
+export type EventRow = ReturnType<typeof eventRecord> &
+  Pick<EmitEventInput, 'type' | 'accountId' | 'environment'>;
+export const eventRow = (e: EmitEventInput & { id?: string; at?: Date }): EventRow => ({
+  ...eventRecord(e),
+  type: e.type,
+  accountId: e.accountId,
+  environment: e.environment,
+});
+
+/**
+ * Inserts events of one account and environment (ids fixed beforehand, so a repeat is a no-op) as
+ * part of the caller's statement (a CTE or the statement itself), when `guard` (SQL) holds: an event
+ * commits with the change that causes it, in one round trip.
+ */
+export function insertEventsSql(
+  owner: { accountId: string; environment: Environment },
+  events: EventRow[],
+  guard = 'true',
+  guardBindings: unknown[] = [],
+): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `insert into events (id, account_id, environment, type, persona_id, payload, created_at)
+          select e.id, ?, ?, e.type, e.persona_id, e.payload, e.created_at
+          from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
+            as e(id, type, persona_id, payload, created_at)
+          where ${guard}
+          on conflict (id) do nothing`,
+    bindings: [
+      owner.accountId,
+      owner.environment,
+      events.map((e) => e.id),
+      events.map((e) => e.type),
+      events.map((e) => e.personaId),
+      events.map((e) => e.payload),
+      events.map((e) => e.createdAt.toISOString()),
+      ...guardBindings,
+    ],
+  };
+}
+
 /**
  * The one way every feature emits an event: the event row (which is also its outbox entry) is
  * persisted in `em`, so it commits in the same transaction as the change that causes it, on the

@@ -1,10 +1,19 @@
+import type { Knex } from 'knex';
 import type { CoreContext } from '../common/context';
 import type { Owner } from '../common/owner';
-import { preparedQuery } from '../db/prepared';
 import { ApiError } from '../http/errors';
 import { executeInstalledTool, TIERS, type Tier } from '../marketplace';
-import { executeTool, prepareMcpCall, startToolWithEvents, Tool } from '../tools';
+import {
+  executeTool,
+  prepareMcpCall,
+  startToolWithEvents,
+  Tool,
+  type ToolCall,
+  type ToolEventWriter,
+  type ToolExecutionResult,
+} from '../tools';
 import type { AgentTool, ChatToolCall } from './agent-context';
+import { finishKeptCall, type KeptCall, type KeptCallKey, startKeptCall } from './kept-tool-calls';
 import type { Session, TurnAction } from './session.entity';
 
 /** Who is speaking, for the marketplace tools they installed (metered against their quota). */
@@ -52,31 +61,47 @@ export const TOOL_OUTCOME_UNKNOWN =
  */
 export async function runAgentToolOnce(ctx: CoreContext, input: AgentToolCall): Promise<AgentToolOutcome> {
   const knex = ctx.orm.em.getConnection().getKnex();
-  const key = [input.sessionId, input.turnId, input.call.id];
-  const [kept] = await preparedQuery<{ fresh: boolean; outcome: AgentToolOutcome | null }>(
-    knex,
-    'session-tool-call-start',
-    `with started as (
-       insert into session_tool_calls (session_id, turn_id, call_id) values (?, ?, ?)
-       on conflict do nothing returning true as fresh, outcome
-     )
-     select * from started
-     union all
-     select false as fresh, outcome from session_tool_calls
-      where session_id = ? and turn_id = ? and call_id = ? and not exists (select 1 from started)`,
-  )([...key, ...key]);
-  if (kept && !kept.fresh && kept.outcome) return kept.outcome;
-  const outcome = kept?.fresh
-    ? await startAgentTool(ctx, input)
-    : refused(input.call, TOOL_OUTCOME_UNKNOWN, input.tool ? toolIdOf(input.tool) : 'unknown');
-  await preparedQuery(
-    knex,
-    'session-tool-call-finish',
-    `update session_tool_calls set outcome = ?::jsonb, finished_at = now()
-      where session_id = ? and turn_id = ? and call_id = ? and outcome is null`,
-  )([JSON.stringify(outcome), ...key]);
+  const key: KeptCallKey = [input.sessionId, input.turnId, input.call.id];
+  const direct = directCall(ctx, input);
+  if (direct) return runDirectCallOnce(knex, input, key, direct);
+  const kept = await startKeptCall(knex, key);
+  if (!kept.fresh && kept.outcome) return kept.outcome;
+  const outcome = kept.fresh ? await startAgentTool(ctx, input) : outcomeUnknown(input);
+  await finishKeptCall(knex, key, outcome);
   return outcome;
 }
+
+/**
+ * An MCP or marketplace call with valid arguments: its record and its events share statements
+ * (the call kept with `tool.called`, its outcome with `tool.completed` / `tool.failed`).
+ */
+async function runDirectCallOnce(
+  knex: Knex,
+  input: AgentToolCall,
+  key: KeptCallKey,
+  direct: DirectCall,
+): Promise<AgentToolOutcome> {
+  let kept: KeptCall | undefined;
+  const writer: ToolEventWriter = {
+    called: async (event) => {
+      kept = await startKeptCall(knex, key, event);
+      return kept.fresh;
+    },
+    finished: (event, result) => finishKeptCall(knex, key, direct.answer(result), event),
+  };
+  const started = await startToolWithEvents(input.owner, direct.base, direct.args, direct.call, writer);
+  if (started) {
+    await started.outcomeEvent;
+    return direct.answer(started.result);
+  }
+  if (kept?.outcome) return kept.outcome;
+  const outcome = outcomeUnknown(input);
+  await finishKeptCall(knex, key, outcome);
+  return outcome;
+}
+
+const outcomeUnknown = (input: AgentToolCall) =>
+  refused(input.call, TOOL_OUTCOME_UNKNOWN, input.tool ? toolIdOf(input.tool) : 'unknown');
 
 function refused(call: ChatToolCall, error: string, toolId = 'unknown'): AgentToolOutcome {
   return {
@@ -113,12 +138,37 @@ const answered = (
   content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
 });
 
+/** A call to an offered MCP or marketplace tool with arguments that are a JSON object. */
+interface DirectCall {
+  base: { sessionId: string; toolId: string; toolName: string };
+  args: Record<string, unknown>;
+  call: ToolCall;
+  answer: (result: ToolExecutionResult) => AgentToolOutcome;
+}
+
+function directCall(ctx: CoreContext, input: AgentToolCall): DirectCall | null {
+  const offered = input.tool;
+  const args = argumentsOf(input.call);
+  if (!offered || offered.name !== input.call.function.name || !args) return null;
+  const { ref } = offered;
+  if (ref.kind === 'custom') return null;
+  const toolId = toolIdOf(offered);
+  const answer = (result: ToolExecutionResult) => answered(offered, toolId, args, result);
+  if (ref.kind === 'marketplace') {
+    const base = { sessionId: input.sessionId, toolId, toolName: offered.name };
+    return { base, args, answer, call: marketplaceCall(ctx, input.caller, ref.itemId, args) };
+  }
+  const base = { sessionId: input.sessionId, toolId, toolName: ref.toolName };
+  const call = {
+    prepare: () =>
+      prepareMcpCall(ctx, input.owner, { serverId: ref.serverId, toolName: ref.toolName, arguments: args }),
+  };
+  return { base, args, answer, call };
+}
+
 /**
- * Runs one tool call the model made: the name must be an offered tool and the arguments a JSON object
- * matching its parameters (otherwise the model is told why, and nothing runs). Custom tools run as
- * POST /tools/:id/test runs them; MCP tools through the kept MCP session; marketplace tools metered
- * against the caller's quota. Each emits `tool.called` and `tool.completed` / `tool.failed` with the
- * session id, all written before this answers.
+ * A call that is refused (no offered tool of that name, arguments that are not a JSON object) or a
+ * custom tool, run as POST /tools/:id/test runs it. Custom tools emit their own events.
  */
 async function startAgentTool(ctx: CoreContext, input: AgentToolCall): Promise<AgentToolOutcome> {
   const offered = input.tool;
@@ -127,27 +177,7 @@ async function startAgentTool(ctx: CoreContext, input: AgentToolCall): Promise<A
   const toolId = toolIdOf(offered);
   const args = argumentsOf(input.call);
   if (!args) return refused(input.call, 'The arguments are not a JSON object', toolId);
-  if (offered.ref.kind === 'custom') return runCustomTool(ctx, input, offered, args);
-  const base = { sessionId: input.sessionId, toolId, toolName: offered.name };
-  const { result, outcomeEvent } =
-    offered.ref.kind === 'marketplace'
-      ? await startToolWithEvents(
-          ctx,
-          input.owner,
-          base,
-          args,
-          marketplaceCall(ctx, input.caller, offered.ref.itemId, args),
-        )
-      : await startToolWithEvents(ctx, input.owner, { ...base, toolName: offered.ref.toolName }, args, {
-          prepare: () =>
-            prepareMcpCall(ctx, input.owner, {
-              serverId: (offered.ref as { serverId: string }).serverId,
-              toolName: (offered.ref as { toolName: string }).toolName,
-              arguments: args,
-            }),
-        });
-  await outcomeEvent;
-  return answered(offered, toolId, args, result);
+  return runCustomTool(ctx, input, offered, args);
 }
 
 /** A marketplace tool the caller installed, metered against their quota. */

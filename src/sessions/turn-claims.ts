@@ -5,10 +5,20 @@ import { preparedQuery } from '../db/prepared';
  * A session answers one turn at a time (docs/sessions.md "Concurrent turns"). Before a turn goes to
  * the session's workflow, the API claims the session in PostgreSQL, so every API instance sees the
  * claim; a turn that finds the session claimed is refused (409) without reaching Temporal. The claim's
- * id is the turn's update id: the statement that records the turn removes it (src/sessions/agent-turn.ts,
+ * id is the turn's update id: the statement that records the turn removes it (src/sessions/turn-records.ts,
  * no round trip of its own), the API removes it when the turn fails, and it expires after `ttlMs` if
  * its API process died mid-turn.
+ *
+ * The claim as SQL (bindings: session id, claim id, ttl in seconds, session id): taken only while
+ * the session is active, returning the claim's id when taken.
  */
+export const CLAIM_ACTIVE_SESSION_SQL = `insert into session_turn_claims (session_id, claim_id, expires_at)
+     select ?, ?, now() + make_interval(secs => ?)
+      where exists (select 1 from sessions where id = ? and status = 'active')
+     on conflict (session_id) do update set claim_id = excluded.claim_id, expires_at = excluded.expires_at
+      where session_turn_claims.expires_at < now()
+     returning claim_id`;
+
 export async function claimTurn(
   ctx: CoreContext,
   claim: { sessionId: string; claimId: string; ttlMs: number },

@@ -1,7 +1,6 @@
 import type { CoreContext } from '../common/context';
 import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
-import { insertEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
 import { McpError, McpServer, pooledMcpClient } from '../mcp';
 import { accessTokenFor } from '../oauth';
@@ -10,6 +9,7 @@ import { postJson } from '../outbound/provider';
 import { renderSecretHeaders, resolveSecrets, scrubSecrets, secretNamesIn } from '../secrets';
 import { argumentProblems } from './arguments';
 import type { Tool } from './tool.entity';
+import { runToolWithEvents, type ToolCall } from './tool-events';
 import type { ToolParameters } from './tools.schemas';
 
 export interface ToolExecutionResult {
@@ -256,21 +256,6 @@ async function runPrompt(
   return () => completePrompt(ctx, { content, model: config.model, maxTokens: config.maxTokens });
 }
 
-async function emit(
-  ctx: CoreContext,
-  owner: Owner,
-  type: 'tool.called' | 'tool.completed' | 'tool.failed',
-  data: Record<string, unknown>,
-) {
-  await insertEvent(ctx.orm.em, {
-    accountId: owner.accountId,
-    environment: owner.environment,
-    type,
-    data,
-    personaId: null,
-  });
-}
-
 /**
  * Executes a tool for real: arguments checked against `parameters` (400 naming the field), secrets
  * resolved (400 for an unknown one), then `tool.called`, the call, and `tool.completed` or
@@ -291,64 +276,5 @@ export async function executeTool(
       : tool.type === 'mcp'
         ? await runMcp(ctx, owner, tool, args)
         : await runPrompt(ctx, tool, args);
-  return runWithToolEvents(ctx, owner, { sessionId, toolId: tool.id, toolName: tool.name }, args, run);
-}
-
-/**
- * A tool call for runWithToolEvents: the call itself, or `prepare`, the reads it needs first (a
- * server row, its secrets), answering the call. `prepare` runs while `tool.called` is written.
- */
-export type ToolCall = (() => Promise<Outcome>) | { prepare: () => Promise<() => Promise<Outcome>> };
-
-/**
- * Runs a tool call between its events: `tool.called` (with the arguments), the call, then
- * `tool.completed` or `tool.failed` (with `error`), each with `duration` in ms and the session id.
- */
-export async function runWithToolEvents(
-  ctx: CoreContext,
-  owner: Owner,
-  base: { sessionId: string; toolId: string; toolName: string },
-  args: Record<string, unknown>,
-  call: ToolCall,
-): Promise<ToolExecutionResult> {
-  const { result, outcomeEvent } = await startToolWithEvents(ctx, owner, base, args, call);
-  await outcomeEvent;
-  return result;
-}
-
-/**
- * runWithToolEvents, answering as soon as the call has: `outcomeEvent` is the write of
- * `tool.completed` / `tool.failed` still under way, for the caller to await with its next step (a
- * voice turn's next model call) instead of before it. It is never left unhandled.
- * `tool.called` is written before the call starts, as always.
- */
-export async function startToolWithEvents(
-  ctx: CoreContext,
-  owner: Owner,
-  base: { sessionId: string; toolId: string; toolName: string },
-  args: Record<string, unknown>,
-  call: ToolCall,
-): Promise<{ result: ToolExecutionResult; outcomeEvent: Promise<void> }> {
-  const calledEvent = emit(ctx, owner, 'tool.called', { ...base, arguments: args });
-  const prepared = typeof call === 'function' ? Promise.resolve(call) : call.prepare();
-  const [called, ready] = await Promise.allSettled([calledEvent, prepared]);
-  if (called.status === 'rejected') throw called.reason;
-  if (ready.status === 'rejected') throw ready.reason;
-  const started = performance.now();
-  const outcome = await ready.value();
-  const durationMs = Math.round(performance.now() - started);
-  const statusCode = outcome.statusCode ? { statusCode: outcome.statusCode } : {};
-  const outcomeEvent = outcome.success
-    ? emit(ctx, owner, 'tool.completed', { ...base, success: true, duration: durationMs })
-    : emit(ctx, owner, 'tool.failed', {
-        ...base,
-        success: false,
-        error: outcome.error,
-        duration: durationMs,
-      });
-  outcomeEvent.catch(() => undefined); // handled here; whoever awaits it still sees the failure
-  const result: ToolExecutionResult = outcome.success
-    ? { success: true, result: outcome.result, durationMs, ...statusCode }
-    : { success: false, error: outcome.error, durationMs, ...statusCode };
-  return { result, outcomeEvent };
+  return runToolWithEvents(ctx, owner, { sessionId, toolId: tool.id, toolName: tool.name }, args, run);
 }

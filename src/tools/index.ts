@@ -1,3 +1,10 @@
 export { type AgentToolRow, agentToolsQuery } from './agent-tools';
-export { executeTool, mcpErrorText, mcpResultValue, prepareMcpCall, startToolWithEvents } from './execute';
+export {
+  executeTool,
+  mcpErrorText,
+  mcpResultValue,
+  prepareMcpCall,
+  type ToolExecutionResult,
+} from './execute';
 export { Tool } from './tool.entity';
+export { startToolWithEvents, type ToolCall, type ToolEventWriter } from './tool-events';

@@ -2,7 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from 'knex';
 import { derivedId, newId } from '../common/ids';
 import type { EventType } from '../events/catalog';
-import { type EmitEventInput, emitEvent, eventRecord } from '../events/emit';
+import {
+  type EmitEventInput,
+  type EventRow,
+  emitEvent,
+  insertEventsSql,
+  eventRow as rowOf,
+} from '../events/emit';
 import type { ExecutionRef } from './execution-types';
 import type { StepRecord, Trace } from './interpreter';
 import { WorkflowExecution } from './workflow.entity';
@@ -53,37 +59,8 @@ function stepEvent(ref: ExecutionRef, step: StepRecord): EventInput {
 }
 
 type EventInput = EmitEventInput & { id: string; at?: Date };
-type EventRow = ReturnType<typeof eventRecord> & { type: EventType };
-const eventRow = (e: EventInput): EventRow => ({ ...eventRecord(e), type: e.type });
-
-/**
- * Inserts events (ids derived, so repeats are no-ops) in the same statement as an update, when
- * `guard` (SQL) holds.
- */
-function insertEventsSql(
-  ref: ExecutionRef,
-  events: EventRow[],
-  guard: string,
-  guardBindings: unknown[] = [],
-): { sql: string; bindings: unknown[] } {
-  return {
-    sql: `insert into events (id, account_id, environment, type, persona_id, payload, created_at)
-          select e.id, ?, ?, e.type, null, e.payload, e.created_at
-          from unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[]) as e(id, type, payload, created_at)
-          where ${guard}
-          on conflict (id) do nothing`,
-    bindings: [
-      ref.accountId,
-      ref.environment,
-      events.map((e) => e.id),
-      events.map((e) => e.type),
-      events.map((e) => e.payload),
-      events.map((e) => e.createdAt.toISOString()),
-      ...guardBindings,
-    ],
-  };
-}
-
+/** Step and run events carry no persona: every webhook of the account may receive them. */
+const eventRow = (e: EventInput): EventRow => ({ ...rowOf(e), personaId: null });
 const completedSteps = (steps: StepRecord[]) => steps.filter((s) => s.status === 'completed');
 
 /**

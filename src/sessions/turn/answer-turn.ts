@@ -42,8 +42,13 @@ import { runToolRound } from './turn-tools';
  * 4. else a reply naming the voice commands the agent knows.
  * The answer is not recorded here: the transport records it once it knows what was spoken.
  */
-export async function answerTurn(ctx: AppContext, turn: TurnRequest): Promise<TurnAnswer> {
-  const loaded = await loadTurnSession(ctx, turn.sessionId);
+export async function answerTurn(
+  ctx: AppContext,
+  turn: TurnRequest,
+  /** The session, when the transport loaded it with its claim (a REST turn). */
+  session?: TurnSession,
+): Promise<TurnAnswer> {
+  const loaded = session ?? (await loadTurnSession(ctx, turn.sessionId));
   const topic = outOfScopeTopic(turn.text, loaded.manifest.knowledge?.out_of_scope_topics);
   if (topic) return say(turn, 'refusal', refusalReply(topic));
   const match = matchCommand(turn.text, loaded.commands);

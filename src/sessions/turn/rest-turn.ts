@@ -7,11 +7,12 @@ import { Persona } from '../../personas';
 import type { Session } from '../session.entity';
 import type { TurnInput, TurnViewShape } from '../sessions.schemas';
 import { keepMp3 } from '../stream/recordings';
-import { claimTurn, releaseTurn } from '../turn-claims';
+import { releaseTurn } from '../turn-claims';
 import type { TurnRecord } from '../turn-types';
 import { workflowError } from '../workflow-errors';
 import { answerTurn } from './answer-turn';
 import { silentListener } from './turn-listener';
+import { claimTurnSession } from './turn-session';
 import { recordTurnInWorkflow, UPDATE_WAIT_MS } from './turn-store';
 
 /** A turn's claim outlives its longest wait by this much, then lapses (its API process died mid-turn). */
@@ -34,7 +35,8 @@ export async function takeTurn(
 ): Promise<TurnViewShape> {
   const turnId = randomUUID();
   const claim = { sessionId: session.id, claimId: turnId, ttlMs: TURN_CLAIM_MS };
-  if (!(await claimTurn(ctx, claim))) {
+  const loaded = await claimTurnSession(ctx, claim);
+  if (!loaded) {
     throw conflict(
       `Session ${session.id} is answering another turn (or a live stream holds it); send the next turn once it is answered`,
     );
@@ -42,14 +44,15 @@ export async function takeTurn(
   let turn: TurnRecord;
   try {
     const startedAt = Date.now();
-    const answer = await answerTurn(ctx, {
+    const request = {
       sessionId: session.id,
       turnId,
       text: input.text,
       startedAt,
       signal: new AbortController().signal,
       listener: silentListener,
-    });
+    };
+    const answer = await answerTurn(ctx, request, loaded);
     // the statement that records the turn also lets the session's next turn in (the claim)
     turn = await recordTurnInWorkflow(ctx, {
       sessionId: session.id,

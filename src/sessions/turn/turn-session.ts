@@ -1,21 +1,23 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../../common/context';
 import { preparedQuery } from '../../db/prepared';
 import { conflict } from '../../http/errors';
 import { type PersonaManifest, personaManifestSql } from '../../personas';
 import { type VoiceCommandWorkflow, voiceCommandsOf, voiceCommandWorkflowsJson } from '../../voice-workflows';
 import type { SessionRef } from '../agent-context';
+import { CLAIM_ACTIVE_SESSION_SQL } from '../turn-claims';
 
 /**
  * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of its
  * account and environment: everything a turn decides on, in one prepared statement. The session's
  * columns are named, so a column added later cannot change a prepared statement's result type.
  */
-const LOAD_SESSION_SQL = `select s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata,
+const SESSION_COLUMNS = `s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata,
           ${personaManifestSql('s.persona_id')} as persona_manifest,
-          ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows
-     from sessions s where s.id = ?`;
+          ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows`;
+const LOAD_SESSION_SQL = `select ${SESSION_COLUMNS} from sessions s where s.id = ?`;
 
-export async function loadTurnSession(ctx: AppContext, sessionId: string) {
+export async function loadTurnSession(ctx: AppContext, sessionId: string): Promise<TurnSession> {
   const em = ctx.orm.em.fork();
   const [row] = await preparedQuery<Record<string, unknown>>(
     em.getConnection().getKnex(),
@@ -23,6 +25,29 @@ export async function loadTurnSession(ctx: AppContext, sessionId: string) {
     LOAD_SESSION_SQL,
   )([sessionId]);
   if (row?.status !== 'active') throw conflict(`Session ${sessionId} has ended`);
+  return turnSessionOf(em, row);
+}
+
+/**
+ * Claims an active session for a turn (src/sessions/turn-claims.ts) and loads it, in one statement:
+ * null when the session is claimed by another turn or a live stream (or has ended, then 409 here).
+ */
+export async function claimTurnSession(
+  ctx: AppContext,
+  claim: { sessionId: string; claimId: string; ttlMs: number },
+): Promise<TurnSession | null> {
+  const em = ctx.orm.em.fork();
+  const [row] = await preparedQuery<Record<string, unknown>>(
+    em.getConnection().getKnex(),
+    'session-turn-claim-load',
+    `with claimed as (${CLAIM_ACTIVE_SESSION_SQL})
+     select (select claim_id from claimed) as claimed, ${SESSION_COLUMNS} from sessions s where s.id = ?`,
+  )([claim.sessionId, claim.claimId, claim.ttlMs / 1000, claim.sessionId, claim.sessionId]);
+  if (row?.status !== 'active') throw conflict(`Session ${claim.sessionId} has ended`);
+  return row.claimed === claim.claimId ? turnSessionOf(em, row) : null;
+}
+
+function turnSessionOf(em: EntityManager, row: Record<string, unknown>) {
   const session: SessionRef = {
     id: row.id as string,
     account: row.account_id as string,
@@ -40,4 +65,9 @@ export async function loadTurnSession(ctx: AppContext, sessionId: string) {
   };
 }
 
-export type TurnSession = Awaited<ReturnType<typeof loadTurnSession>>;
+export interface TurnSession {
+  em: EntityManager;
+  session: SessionRef;
+  manifest: PersonaManifest;
+  commands: ReturnType<typeof voiceCommandsOf>;
+}
