@@ -10,13 +10,17 @@ import type { RemovalWorkflowState } from '../src/marketplace/removal/removal-ty
 import type { OperatorDecision, ReviewOutcome, ReviewState } from '../src/reviews/review-types';
 import type { AgentToolCall, AgentToolOutcome } from '../src/sessions/agent-tools';
 import type { TurnRecord } from '../src/sessions/turn-types';
+import type { FinishedExecution } from '../src/voice-workflows/execution-store';
 import type { RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
 import type { StepRecord } from '../src/voice-workflows/interpreter';
 
 // --- voice sessions (workflows/voice-session.ts)
 
 /** A turn as it ended (answered, interrupted or failed), to record: everything but its index. */
-export type TurnInput = Omit<TurnRecord, 'index'>;
+export type TurnInput = Omit<TurnRecord, 'index'> & {
+  /** The voice command the API ran without side effects: recorded with the turn, in its statement. */
+  command?: FinishedExecution;
+};
 
 /** The tool calls of one model round, for the session's workflow to run (each at most once). */
 export interface ToolRoundInput {

@@ -9,6 +9,12 @@ import { OUTBOX_BATCH as BATCH, type ClaimedStart, type OutboxHandler } from './
 const POLL_WITH_NOTIFY_MS = 2_000;
 const POLL_WITHOUT_NOTIFY_MS = 250;
 const MAX_BACKOFF_MS = 15_000;
+/**
+ * After a notification, the dispatcher waits this long before its pass, so that the events of one
+ * burst (a voice turn's `tool.called` and `tool.completed`, a run's step events) are fanned out in one
+ * transaction rather than one each, after the work that emitted them rather than during it.
+ */
+const NOTIFY_COALESCE_MS = 15;
 
 interface EventRow {
   id: string;
@@ -118,6 +124,7 @@ export class EventDispatcher {
         backoff ?? (this.listener ? POLL_WITH_NOTIFY_MS : POLL_WITHOUT_NOTIFY_MS),
         !backoff,
       );
+      if (woke === 'notify') await this.sleep(NOTIFY_COALESCE_MS, false);
       if (!this.listener && this.deps.listenUrl && this.running) await this.listen();
     }
   }

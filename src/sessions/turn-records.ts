@@ -2,12 +2,16 @@ import type { CoreContext } from '../common/context';
 import { derivedId } from '../common/ids';
 import { preparedQuery } from '../db/prepared';
 import { emitEvent } from '../events/emit';
+import { type FinishedExecution, finishedExecutionCte } from '../voice-workflows';
 import { Session, type SessionTurn, type TurnAction } from './session.entity';
 import type { SessionEndReason, TurnRoute } from './statuses';
 import type { TurnRecord } from './turn-types';
 
 /** A turn as recorded, before the record gives it its index: identified by its Workflow Update. */
-export type TurnEntry = { sessionId: string; updateId: string } & Omit<TurnRecord, 'index'>;
+export type TurnEntry = { sessionId: string; updateId: string } & Omit<TurnRecord, 'index'> & {
+    /** A voice command the API ran without side effects, written by the turn's statement. */
+    command?: FinishedExecution;
+  };
 
 const TURN_COLUMNS =
   'session_id, index, text, reply, route, actions, error, latency_ms, interrupted, spoken_text, created_at';
@@ -17,7 +21,7 @@ const TURN_COLUMNS =
  * next turn in (a REST turn's claim, src/sessions/turn-claims.ts, whose id is the turn's), and answers
  * the turn as stored; no row when another turn took that index at the same moment (then run it again).
  */
-const INSERT_TURN_SQL = `with inserted as (
+const INSERT_TURN_SQL = (before = '') => `with ${before}inserted as (
      insert into session_turns (update_id, ${TURN_COLUMNS})
      select ?, ?, coalesce(max(index), 0) + 1, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, now() from session_turns where session_id = ?
      on conflict do nothing returning ${TURN_COLUMNS}
@@ -53,18 +57,20 @@ const insertTurnValues = (input: TurnEntry) => [
 
 /**
  * Records a turn once, in one statement, at the next free index of its session, and counts it on the
- * session. A step run again finds it recorded (by its update) and answers the stored turn. Two turns
+ * session (with the voice command it ran in the API, if any, and that command's events). A step run again finds it recorded (by its update) and answers the stored turn. Two turns
  * recorded at the same moment cannot take the same index (the primary key refuses the second, which
  * takes the next one).
  */
 export async function recordTurn(ctx: CoreContext, input: TurnEntry): Promise<TurnRecord> {
+  const command = input.command ? finishedExecutionCte(input.command) : null;
   const record = preparedQuery<TurnRow>(
     ctx.orm.em.getConnection().getKnex(),
-    'session-turn-record',
-    INSERT_TURN_SQL,
+    command ? 'session-turn-record-command' : 'session-turn-record',
+    INSERT_TURN_SQL(command ? `${command.sql}, ` : ''),
   );
+  const values = [...(command?.bindings ?? []), ...insertTurnValues(input)];
   for (let attempt = 1; ; attempt++) {
-    const [row] = await record(insertTurnValues(input));
+    const [row] = await record(values);
     if (row) return turnRecordOfRow(row);
     if (attempt === 5) throw new Error(`Turn ${input.updateId} of ${input.sessionId} could not be recorded`);
   }

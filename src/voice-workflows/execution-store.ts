@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from 'knex';
-import { derivedId, newId } from '../common/ids';
+import { derivedId } from '../common/ids';
 import type { EventType } from '../events/catalog';
 import {
   type EmitEventInput,
@@ -20,7 +20,12 @@ export function recordExecutionStart(em: EntityManager, execution: WorkflowExecu
 }
 
 /** An execution's `workflow.started`. */
-function startedEvent(execution: WorkflowExecution): EmitEventInput {
+function startedEvent(
+  execution: Pick<
+    WorkflowExecution,
+    'account' | 'environment' | 'workflowId' | 'id' | 'version' | 'sessionId' | 'input' | 'match'
+  >,
+): EmitEventInput {
   return {
     accountId: execution.account,
     environment: execution.environment,
@@ -137,15 +142,20 @@ export function finishEvents(
 
 /**
  * An execution that ran to its end before anything was written (a graph without side effects,
- * interpreted at once), as CTEs for the caller's statement (a voice command's turn records the
- * execution, its events and the turn at once): `finished` inserts the row, finished, and, if it was
- * new, `workflow.started`, its step events and the final event. `execution` is updated in memory to
- * match.
+ * interpreted at once), as plain data: it travels with the turn that ran it (a Workflow Update's
+ * payload) and is written by the statement that records the turn (finishedExecutionCte).
  */
-export function finishedExecutionCte(
-  execution: WorkflowExecution,
-  trace: Trace,
-): { sql: string; bindings: unknown[] } {
+export interface FinishedExecution {
+  execution: Pick<
+    WorkflowExecution,
+    'id' | 'account' | 'environment' | 'workflowId' | 'version' | 'definition' | 'input' | 'match'
+  > & { sessionId: string | null; startedAt: string; workflowStartedAt: string | null };
+  trace: Trace;
+  completedAt: string;
+}
+
+/** Closes an interpreted execution in memory (status, output, timing) and answers it as data. */
+export function finishedExecution(execution: WorkflowExecution, trace: Trace): FinishedExecution {
   const completedAt = new Date();
   const durationMs = Math.max(0, completedAt.getTime() - execution.startedAt.getTime());
   Object.assign(execution, {
@@ -157,14 +167,38 @@ export function finishedExecutionCte(
     completedAt,
     durationMs,
   });
+  const { id, account, environment, workflowId, version, definition, input, match } = execution;
+  return {
+    execution: {
+      ...{ id, account, environment, workflowId, version, definition, input, match },
+      sessionId: execution.sessionId ?? null,
+      startedAt: execution.startedAt.toISOString(),
+      workflowStartedAt: execution.workflowStartedAt?.toISOString() ?? null,
+    },
+    trace,
+    completedAt: completedAt.toISOString(),
+  };
+}
+
+/**
+ * A finished execution as CTEs for the caller's statement (a voice command's turn records the
+ * execution, its events and the turn at once): `finished` inserts the row, finished, and, if it was
+ * new, `workflow.started`, its step events and the final event.
+ */
+export function finishedExecutionCte({ execution, trace, completedAt: at }: FinishedExecution): {
+  sql: string;
+  bindings: unknown[];
+} {
+  const completedAt = new Date(at);
+  const durationMs = Math.max(0, completedAt.getTime() - new Date(execution.startedAt).getTime());
   const ref: ExecutionRef = {
     executionId: execution.id,
     workflowId: execution.workflowId,
     accountId: execution.account,
     environment: execution.environment,
-    sessionId: execution.sessionId ?? null,
+    sessionId: execution.sessionId,
   };
-  const started = eventRow({ ...startedEvent(execution), id: newId('evt') });
+  const started = eventRow({ ...startedEvent(execution), id: derivedId('evt', execution.id, 'started') });
   const events = [started, ...finishEvents(ref, trace, trace.steps, completedAt, durationMs).map(eventRow)];
   const insert = insertEventsSql(ref, events, 'exists (select 1 from finished)');
   const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -183,14 +217,14 @@ export function finishedExecutionCte(
       execution.workflowId,
       execution.version,
       JSON.stringify(execution.definition),
-      execution.status,
+      trace.status,
       json(execution.input),
-      json(execution.output),
-      JSON.stringify(execution.steps),
-      json(execution.error),
-      execution.sessionId ?? null,
+      json(trace.output),
+      JSON.stringify(trace.steps),
+      json(trace.error),
+      execution.sessionId,
       json(execution.match),
-      execution.workflowStartedAt ?? null,
+      execution.workflowStartedAt,
       execution.startedAt,
       completedAt,
       durationMs,

@@ -1,4 +1,10 @@
-export { executionSteps, finishedExecutionCte, recordExecutionStart } from './execution-store';
+export {
+  executionSteps,
+  type FinishedExecution,
+  finishedExecution,
+  finishedExecutionCte,
+  recordExecutionStart,
+} from './execution-store';
 export { type RunVoiceWorkflowInput, workflowInputOf } from './execution-types';
 export { interpretGraph, type StepRecord } from './interpreter';
 export { matchCommand, normalizeUtterance } from './matching';

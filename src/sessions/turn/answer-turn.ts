@@ -1,9 +1,9 @@
 import type { CommandRun } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import { derivedId } from '../../common/ids';
-import { preparedQuery } from '../../db/prepared';
 import {
-  finishedExecutionCte,
+  type FinishedExecution,
+  finishedExecution,
   interpretGraph,
   matchCommand,
   recordExecutionStart,
@@ -37,7 +37,8 @@ import { runToolRound } from './turn-tools';
  * How the agent answers a turn (docs/sessions.md "How the agent answers"), in order:
  * 1. an out-of-scope topic of the persona → a polite refusal (no model, no tool);
  * 2. a `voice_command` workflow whose command matches → it runs (here when it has no side effect,
- *    else step by step in the session's workflow) and its `speak` steps are the reply;
+ *    recorded with the turn; else step by step in the session's workflow) and its `speak` steps are
+ *    the reply;
  * 3. an LLM configured → the model, streamed, and its tool rounds (the tools run in the workflow);
  * 4. else a reply naming the voice commands the agent knows.
  * The answer is not recorded here: the transport records it once it knows what was spoken.
@@ -83,8 +84,8 @@ const PURE_NODE_TYPES: ReadonlySet<string> = new Set(['start', 'speak', 'conditi
 
 /**
  * A matched voice command. Its execution's id is derived from the session and the turn. A graph
- * without side effects (speak, condition) is interpreted here and recorded finished with its events
- * in one statement; any other runs in the session's workflow, step by step.
+ * without side effects (speak, condition) is interpreted here, and the statement that records the
+ * turn records it finished, with its events; any other runs in the session's workflow, step by step.
  */
 async function answerWithCommand(
   ctx: AppContext,
@@ -155,7 +156,7 @@ async function answerWithCommand(
     durationMs: run.durationMs,
   };
   const error = failed ? commandFailedError(workflow.name, run.failure ?? 'unknown failure') : null;
-  return answer(turn, { route: 'workflow', reply, actions: [action], error });
+  return { ...answer(turn, { route: 'workflow', reply, actions: [action], error }), command: run.record };
 }
 
 /**
@@ -168,9 +169,9 @@ async function runCommand(
   execution: WorkflowExecution,
   em: TurnSession['em'],
   onStep: (step: StepRecord) => void,
-): Promise<CommandRun> {
+): Promise<CommandRun & { record?: FinishedExecution }> {
   if (execution.definition.nodes.every((n) => PURE_NODE_TYPES.has(n.type))) {
-    const run = await runPureCommand(ctx, execution);
+    const run = await runPureCommand(execution);
     run.steps.forEach(onStep);
     return run;
   }
@@ -189,19 +190,19 @@ async function runCommand(
   }
 }
 
-/** Interprets a graph without side effects and records it finished, with its events, in one statement. */
-async function runPureCommand(ctx: AppContext, execution: WorkflowExecution): Promise<CommandRun> {
+/**
+ * Interprets a graph without side effects. Nothing is written here: the finished execution goes with
+ * the turn, and the statement that records the turn writes it with its events.
+ */
+async function runPureCommand(
+  execution: WorkflowExecution,
+): Promise<CommandRun & { record: FinishedExecution }> {
   const trace = await interpretGraph(execution.definition, execution.input, {
     now: () => Date.now(),
     callTool: () => Promise.reject(new Error('not a pure graph')),
     prompt: () => Promise.reject(new Error('not a pure graph')),
   });
-  const finished = finishedExecutionCte(execution, trace);
-  await preparedQuery(
-    ctx.orm.em.getConnection().getKnex(),
-    'session-pure-command',
-    `with ${finished.sql} select 1 as done`,
-  )(finished.bindings);
+  const record = finishedExecution(execution, trace);
   const failed = execution.status !== 'completed';
   return {
     status: failed ? 'failed' : 'completed',
@@ -209,6 +210,7 @@ async function runPureCommand(ctx: AppContext, execution: WorkflowExecution): Pr
     failure: failed ? `Node ${execution.error?.nodeId} failed: ${execution.error?.message}` : null,
     durationMs: execution.durationMs ?? 0,
     steps: trace.steps,
+    record,
   };
 }
 

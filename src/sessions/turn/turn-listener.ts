@@ -1,3 +1,4 @@
+import type { FinishedExecution } from '../../voice-workflows';
 import type { TurnRecord } from '../turn-types';
 
 /** What the engine tells a transport while a turn is answered (docs/voice-stream.md lists the events). */
@@ -51,4 +52,7 @@ export interface TurnRequest {
 }
 
 /** How the agent answered: the turn to record, but for what of it was spoken (the transport knows). */
-export type TurnAnswer = Omit<TurnRecord, 'index' | 'spokenText'>;
+export type TurnAnswer = Omit<TurnRecord, 'index' | 'spokenText'> & {
+  /** A voice command interpreted in the API (no side effects), written when the turn is recorded. */
+  command?: FinishedExecution;
+};
