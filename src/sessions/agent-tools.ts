@@ -15,6 +15,7 @@ import {
 import type { AgentTool, ChatToolCall } from './agent-context';
 import { finishKeptCall, type KeptCall, type KeptCallKey, startKeptCall } from './kept-tool-calls';
 import type { Session, TurnAction } from './session.entity';
+import type { AgentToolOutcome } from './turn-types';
 
 /** Who is speaking, for the marketplace tools they installed (metered against their quota). */
 export interface Caller {
@@ -43,11 +44,7 @@ export interface AgentToolCall {
   caller: Caller;
 }
 
-/** What a tool call came to: the turn's action, and what goes back to the model. */
-export interface AgentToolOutcome {
-  action: TurnAction;
-  content: string;
-}
+export type { AgentToolOutcome } from './turn-types';
 
 /** The error recorded for a call whose step started before a crash: it is not run a second time. */
 export const TOOL_OUTCOME_UNKNOWN =

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { preparedQuery } from '../db/prepared';
 import { type EventRow, insertEventsSql } from '../events/emit';
-import type { AgentToolOutcome } from './agent-tools';
+import type { AgentToolOutcome } from './turn-types';
 
 /**
  * The calls a session's tool steps ran (`session_tool_calls`), kept so that no call runs twice

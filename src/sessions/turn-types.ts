@@ -15,3 +15,9 @@ export interface TurnRecord {
   /** What of the reply was spoken (all of it unless interrupted); the next turn's history holds this. */
   spokenText: string;
 }
+
+/** What a tool call came to: the turn's action, and what goes back to the model. */
+export interface AgentToolOutcome {
+  action: TurnAction;
+  content: string;
+}

@@ -10,20 +10,10 @@ import { renderSecretHeaders, resolveSecrets, scrubSecrets, secretNamesIn } from
 import { argumentProblems } from './arguments';
 import type { Tool } from './tool.entity';
 import { runToolWithEvents, type ToolCall } from './tool-events';
+import type { Outcome, ToolExecutionResult } from './tool-types';
 import type { ToolParameters } from './tools.schemas';
 
-export interface ToolExecutionResult {
-  success: boolean;
-  result?: unknown;
-  error?: string;
-  durationMs: number;
-  statusCode?: number;
-}
-
-/** What one run produced, before events and timing are added. */
-export type Outcome =
-  | { success: true; result: unknown; statusCode?: number }
-  | { success: false; error: string; statusCode?: number; retryable?: boolean };
+export type { Outcome, ToolExecutionResult } from './tool-types';
 
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const WEBHOOK_RESPONSE_LIMIT = 1024 * 1024;

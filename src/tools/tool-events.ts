@@ -2,7 +2,7 @@ import type { CoreContext } from '../common/context';
 import type { Owner } from '../common/owner';
 import { preparedQuery } from '../db/prepared';
 import { type EventRow, eventRow, insertEventsSql } from '../events/emit';
-import type { Outcome, ToolExecutionResult } from './execute';
+import type { Outcome, ToolExecutionResult } from './tool-types';
 
 /**
  * A tool call for runToolWithEvents: the call itself, or `prepare`, the reads it needs first (a
