@@ -1,5 +1,6 @@
 import { PERSONA_RULES, validatePersonaManifest } from '../src/personas/manifest';
 import { addBusinessDays, reviewDueBy } from '../src/reviews/due';
+import { systemPrompt } from '../src/sessions/persona-prompt';
 
 const ctx = {
   slugTaken: (slug: string) => slug === 'taken',
@@ -113,5 +114,67 @@ describe('review due dates', () => {
     expect(reviewDueBy({ reviews: { slaBusinessDays: 2 } }, from).toISOString()).toBe(
       '2026-12-02T00:00:00.000Z',
     );
+  });
+});
+
+describe('the conversation group', () => {
+  const voiced = {
+    ...ctx,
+    findVoice: (id: string) => (id === 'v1' ? { provider: 'espeak-ng', language: 'en-US' } : undefined),
+  };
+  const withConversation = (conversation: Record<string, unknown>) =>
+    validatePersonaManifest({ ...complete(), conversation }, voiced);
+
+  it('instructions, a language of the voice and a model are valid; every field is optional', () => {
+    expect(withConversation({})).toEqual({ valid: true, errors: [], warnings: [] });
+    expect(
+      withConversation({
+        instructions: 'i'.repeat(8000),
+        language: 'en-GB',
+        model: { name: 'gpt-4o-mini', temperature: 2, maxTokens: 16_384 },
+      }),
+    ).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it.each([
+    ['conversation.instructions', { instructions: 'i'.repeat(8001) }],
+    ['conversation.language', { language: 'not a tag!' }],
+    ['conversation.model.name', { model: { name: '  ' } }],
+    ['conversation.model.temperature', { model: { temperature: 2.1 } }],
+    ['conversation.model.temperature', { model: { temperature: -0.1 } }],
+    ['conversation.model.maxTokens', { model: { maxTokens: 0 } }],
+    ['conversation.model.maxTokens', { model: { maxTokens: 16_385 } }],
+  ])('refuses %s out of bounds', (field, conversation) => {
+    const result = withConversation(conversation);
+    expect(result.valid).toBe(false);
+    expect(result.errors.map((e) => e.split(':')[0])).toEqual([field]);
+  });
+
+  it("warns when the conversation's language is not the voice's", () => {
+    expect(withConversation({ language: 'de' }).warnings).toEqual([
+      "conversation.language: de is not the language of the persona's voice (en-US)",
+    ]);
+  });
+
+  it('lists its rules', () => {
+    expect(PERSONA_RULES.errors.filter((r) => r.startsWith('conversation.'))).toHaveLength(5);
+  });
+});
+
+describe('the system prompt', () => {
+  it("places the agent's instructions after its identity and before the caller's activities, with its language", () => {
+    const manifest = {
+      ...complete(),
+      conversation: { instructions: 'Confirm every order number.', language: 'pt-br' },
+    };
+    const prompt = systemPrompt(manifest, 'u1', [
+      { type: 'order.placed', payload: { id: 'A-1' }, occurredAt: '2026-11-26T00:00:00.000Z' },
+    ]);
+    const at = (text: string) => prompt.indexOf(text);
+    expect(at(manifest.identity.description)).toBeGreaterThanOrEqual(0);
+    expect(at(manifest.identity.description)).toBeLessThan(at('Confirm every order number.'));
+    expect(at('Confirm every order number.')).toBeLessThan(at('order.placed'));
+    expect(prompt).toContain('Speak Brazilian Portuguese (pt-BR): answer in that language.');
+    expect(systemPrompt(complete(), 'u1', [])).not.toContain('Instructions:');
   });
 });

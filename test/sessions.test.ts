@@ -448,6 +448,59 @@ describe('voice sessions', () => {
     );
   });
 
+  it("the persona's conversation settings: instructions and language in the system prompt, its model called, shown in GET /context", async () => {
+    const conversation = {
+      instructions: 'Always confirm the order number back to the caller before looking it up.',
+      language: 'fr-ca',
+      model: { name: 'support-model', temperature: 0.3, maxTokens: 300 },
+    };
+    const tooLong = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: {
+        manifest: { ...completeManifest('conv-long'), conversation: { instructions: 'x'.repeat(8001) } },
+      },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(tooLong.body)).toContain('conversation.instructions');
+    const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: { manifest: { ...completeManifest('conv-agent'), conversation } },
+    });
+    expect(created.status).toBe(201);
+    const personaId = created.body.persona.id as string;
+    const checked = await call(app.baseUrl, 'POST', `/api/v1/developers/personas/${personaId}/validate`, {
+      token: dev.token,
+    });
+    expect(checked.body).toMatchObject({ valid: true, errors: [] });
+    expect(checked.body.warnings.join('\n')).toContain(
+      "conversation.language: fr-CA is not the language of the persona's voice",
+    );
+    const res = await test('POST', '/sessions', { personaId, userId: 'caller-conv' });
+    const id = res.body.data.id as string;
+    const turn = await test('POST', `/sessions/${id}/turns`, { text: 'hello there' });
+    expect(turn.status).toBe(200);
+    const sent = llm.requests.at(-1);
+    expect(sent).toMatchObject({ model: 'support-model', temperature: 0.3, max_tokens: 300 });
+    const system = sent.messages[0].content as string;
+    const description = completeManifest('conv-agent').identity.description as string;
+    expect(system.indexOf(description)).toBeLessThan(system.indexOf(conversation.instructions));
+    expect(system).toContain('Speak Canadian French (fr-CA)');
+    const context = (await test('GET', `/sessions/${id}/context`)).body.data;
+    expect(context.system).toBe(system);
+    expect(context.conversation).toEqual({
+      instructions: conversation.instructions,
+      language: 'fr-CA',
+      model: { name: 'support-model', temperature: 0.3, maxTokens: 300 },
+    });
+    // without the group: LLM_MODEL, the provider's own temperature and token limit
+    const plain = (await live('GET', `/sessions/${await start('caller-plain')}/context`)).body.data;
+    expect(plain.conversation).toEqual({
+      instructions: null,
+      language: null,
+      model: { name: app.ctx.config.llm.model, temperature: null, maxTokens: null },
+    });
+  });
+
   it('a model failure is a spoken fallback with the error, never a 500 or a stuck session', async () => {
     const id = await start('caller-fail');
     llm.script(() => ({ status: 500 }));

@@ -1,2 +1,7 @@
-export { type PersonaManifest, PersonaManifestSchema, validatePersonaManifest } from './manifest';
+export {
+  canonicalLanguage,
+  type PersonaManifest,
+  PersonaManifestSchema,
+  validatePersonaManifest,
+} from './manifest';
 export { Persona, personaManifestSql } from './persona.entity';

@@ -71,6 +71,25 @@ export const PersonaManifestSchema = z
         }),
       })
       .partial(),
+    conversation: z
+      .strictObject({
+        instructions: text(8000).meta({
+          description:
+            'The agent’s own prompt: placed in the system prompt after the persona’s identity and before the caller’s activities',
+        }),
+        language: text(35).meta({
+          description: 'BCP 47 tag of the conversation’s language, told to the model',
+          example: 'en-US',
+        }),
+        model: z
+          .strictObject({
+            name: text(200).meta({ description: 'The model to call (default: LLM_MODEL)' }),
+            temperature: z.number().meta({ description: 'Between 0 and 2' }),
+            maxTokens: z.number().int().meta({ description: 'A reply’s token limit, 1–16 384' }),
+          })
+          .partial(),
+      })
+      .partial(),
   })
   .partial()
   .meta({
@@ -97,6 +116,11 @@ export const PERSONA_RULES = {
     'personality.traits: 1–10',
     `knowledge.category: required; one of ${PERSONA_CATEGORIES.join(', ')}`,
     'behaviors.greetings: at least one, each at most 200 characters',
+    'conversation.instructions: at most 8 000 characters',
+    'conversation.language: a BCP 47 language tag (for example en-US)',
+    'conversation.model.name: 1–200 characters',
+    'conversation.model.temperature: between 0 and 2',
+    'conversation.model.maxTokens: a whole number from 1 to 16 384',
   ],
   warnings: [
     'behaviors.backchannels: none given (the agent sounds less natural while listening)',
@@ -104,6 +128,7 @@ export const PERSONA_RULES = {
     'knowledge.out_of_scope_topics: none given (the agent will not refuse any topic)',
     'behaviors.greetings[i]: longer than 120 characters (long to hear)',
     'identity.description: under 50 characters (too thin to shape the agent)',
+    "conversation.language: not the language of the persona's voice",
   ],
 } as const;
 
@@ -117,8 +142,8 @@ export interface ValidationResult {
 export interface ValidationContext {
   /** True when another persona of the account already uses this `identity.id`. */
   slugTaken: (slug: string) => boolean;
-  /** The catalog voice with this id (its provider), or undefined. */
-  findVoice: (voiceId: string) => { provider: string } | undefined;
+  /** The catalog voice with this id (its provider and language), or undefined. */
+  findVoice: (voiceId: string) => { provider: string; language?: string } | undefined;
 }
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -200,6 +225,48 @@ export function validatePersonaManifest(m: PersonaManifest, ctx: ValidationConte
   if (!behaviors.thinking_sounds?.length) {
     warnings.push('behaviors.thinking_sounds: none given; the caller hears silence while the agent works');
   }
+  checkConversation(m.conversation ?? {}, known?.language, errors, warnings);
 
   return { valid: errors.length === 0, errors, warnings };
 }
+
+/** The `conversation` group's rules: its prompt, its language (with the voice's), its model. */
+function checkConversation(
+  conversation: NonNullable<PersonaManifest['conversation']>,
+  voiceLanguage: string | undefined,
+  errors: string[],
+  warnings: string[],
+) {
+  const { instructions, language, model = {} } = conversation;
+  if (instructions !== undefined && length(instructions) > 8000) {
+    errors.push('conversation.instructions: must be at most 8 000 characters');
+  }
+  const tag = language === undefined ? undefined : canonicalLanguage(language);
+  if (language !== undefined && !tag) {
+    errors.push(`conversation.language: "${language}" is not a BCP 47 language tag (for example en-US)`);
+  } else if (tag && voiceLanguage && primaryLanguage(tag) !== primaryLanguage(voiceLanguage)) {
+    warnings.push(
+      `conversation.language: ${tag} is not the language of the persona's voice (${voiceLanguage})`,
+    );
+  }
+  if (model.name !== undefined && (model.name.trim() === '' || length(model.name) > 200)) {
+    errors.push('conversation.model.name: must be 1–200 characters');
+  }
+  if (model.temperature !== undefined && !(model.temperature >= 0 && model.temperature <= 2)) {
+    errors.push('conversation.model.temperature: must be between 0 and 2');
+  }
+  if (model.maxTokens !== undefined && !(model.maxTokens >= 1 && model.maxTokens <= 16_384)) {
+    errors.push('conversation.model.maxTokens: must be a whole number from 1 to 16 384');
+  }
+}
+
+/** The canonical form of a BCP 47 tag (`en-us` → `en-US`), or undefined when it is not one. */
+export function canonicalLanguage(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+const primaryLanguage = (tag: string) => tag.split('-')[0].toLowerCase();

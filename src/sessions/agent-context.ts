@@ -10,9 +10,9 @@ import {
   installedToolsQuery,
 } from '../marketplace';
 import { agentServersQuery, type DiscoveredTool, McpServer, withPooledMcpClient } from '../mcp';
-import type { PersonaManifest } from '../personas';
-import { Persona } from '../personas';
+import { Persona, type PersonaManifest } from '../personas';
 import { type AgentToolRow, agentToolsQuery } from '../tools';
+import { type ConversationSettings, conversationSettings, systemPrompt } from './persona-prompt';
 import type { Session } from './session.entity';
 
 /** A chat message as OpenAI-compatible chat completions take it. */
@@ -43,6 +43,8 @@ export interface AgentTool {
 /** What the next turn sends to the model, besides the caller's words (GET /sessions/:id/context). */
 export interface AgentContext {
   system: string;
+  /** The persona's conversation settings, with the model's defaults filled in. */
+  conversation: ConversationSettings;
   tools: AgentTool[];
   /** The conversation so far (the last HISTORY_TURNS turns). */
   history: ChatMessage[];
@@ -69,45 +71,6 @@ const functionName = (text: string) =>
     .replace(/[^A-Za-z0-9_-]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .slice(0, 64) || 'tool';
-
-const list = (items: string[] | undefined) => (items?.length ? items.join(', ') : undefined);
-
-/** The system prompt: who the agent is (from the persona) and what it knows about the caller. */
-export function systemPrompt(
-  manifest: PersonaManifest,
-  userId: string,
-  activities: { type: string; payload: unknown; occurredAt: string }[],
-): string {
-  const { identity = {}, personality = {}, knowledge = {} } = manifest;
-  const lines = [
-    `You are ${identity.name ?? 'a voice assistant'}${identity.tagline ? `, ${identity.tagline}` : ''}.`,
-    identity.description,
-    `You are speaking with a caller on the phone: answer briefly, in plain spoken sentences (no lists, no markdown).`,
-  ];
-  const dials = (['warmth', 'humor_level', 'directness', 'formality'] as const)
-    .filter((d) => personality[d] !== undefined)
-    .map((d) => `${d.replace('_level', '')} ${personality[d]}`);
-  if (dials.length) lines.push(`Personality (0 to 1): ${dials.join(', ')}.`);
-  const traits = list(personality.traits);
-  if (traits) lines.push(`Traits: ${traits}.`);
-  const domains = list(knowledge.domains);
-  if (domains) lines.push(`Domains: ${domains}.`);
-  const expertise = list(knowledge.expertise_tags);
-  if (expertise) lines.push(`Expertise: ${expertise}.`);
-  const outOfScope = list(knowledge.out_of_scope_topics);
-  if (outOfScope) lines.push(`Never discuss: ${outOfScope}. Politely decline those topics.`);
-  lines.push('Use the tools when they can answer the caller; never invent their results.');
-  if (activities.length) {
-    lines.push(`Recent activity of this caller (user ${userId}), newest first:`);
-    for (const a of activities) {
-      const payload = JSON.stringify(a.payload);
-      lines.push(
-        `- ${a.occurredAt} ${a.type} ${payload.length > 300 ? `${payload.slice(0, 297)}...` : payload}`,
-      );
-    }
-  }
-  return lines.filter(Boolean).join('\n');
-}
 
 /**
  * How long a server's discovered tools (`mcp_servers.tools`, as `GET /mcp-servers/:id/tools` shows
@@ -275,5 +238,12 @@ export async function buildAgentContext(
     { role: 'user' as const, content: t.text },
     ...(t.reply ? [{ role: 'assistant' as const, content: t.reply }] : []),
   ]);
-  return { system: systemPrompt(manifest, session.userId, rows.activities), tools, history };
+  return {
+    system: systemPrompt(manifest, session.userId, rows.activities),
+    conversation: conversationSettings(manifest, ctx.config.llm.model),
+    tools,
+    history,
+  };
 }
+
+export { type ConversationSettings, systemPrompt } from './persona-prompt';

@@ -122,9 +122,21 @@ export const SessionList = pagedEnvelopeOf(SessionSummary);
 export const TurnEnvelope = envelopeOf(TurnView);
 export const SessionContextEnvelope = envelopeOf(
   z.object({
-    system: z
-      .string()
-      .meta({ description: 'The system prompt: the persona, and the caller’s 20 most recent activities' }),
+    system: z.string().meta({
+      description:
+        'The system prompt: the persona (with its conversation instructions and language), and the caller’s 20 most recent activities',
+    }),
+    conversation: z
+      .object({
+        instructions: z.string().nullable(),
+        language: z.string().nullable(),
+        model: z.object({
+          name: z.string().meta({ description: 'The persona’s `conversation.model.name`, else LLM_MODEL' }),
+          temperature: z.number().nullable(),
+          maxTokens: z.number().int().nullable(),
+        }),
+      })
+      .meta({ description: 'The persona’s `conversation` settings as turns use them' }),
     tools: z.array(
       z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) }),
     ),

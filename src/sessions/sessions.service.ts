@@ -221,6 +221,7 @@ export async function sessionContext(ctx: AppContext, em: EntityManager, owner: 
   const context = await buildAgentContext(ctx, em, session);
   return {
     system: context.system,
+    conversation: context.conversation,
     tools: context.tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
     history: context.history.map((m) => ({
       role: m.role as 'user' | 'assistant',

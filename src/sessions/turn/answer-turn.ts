@@ -235,6 +235,7 @@ async function answerWithModel(ctx: AppContext, turn: TurnRequest, loaded: TurnS
     const model = await askModel(ctx, {
       messages,
       tools: context.tools,
+      model: context.conversation.model,
       signal: turn.signal,
       onText: (text) => turn.listener.text(text),
     });

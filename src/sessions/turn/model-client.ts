@@ -1,6 +1,6 @@
 import type { AppContext } from '../../common/context';
 import { streamChatCompletion } from '../../outbound/model-stream';
-import type { AgentTool, ChatMessage, ChatToolCall } from '../agent-context';
+import type { AgentTool, ChatMessage, ChatToolCall, ConversationSettings } from '../agent-context';
 
 /** A model call's whole time: from the request to its last token. */
 const MODEL_TIMEOUT_MS = 30_000;
@@ -18,9 +18,17 @@ export type ModelAnswer =
  */
 export async function askModel(
   ctx: AppContext,
-  input: { messages: ChatMessage[]; tools: AgentTool[]; signal: AbortSignal; onText(text: string): void },
+  input: {
+    messages: ChatMessage[];
+    tools: AgentTool[];
+    /** The persona's model settings (`conversation.model`, its name defaulting to LLM_MODEL). */
+    model: ConversationSettings['model'];
+    signal: AbortSignal;
+    onText(text: string): void;
+  },
 ): Promise<ModelAnswer> {
-  const { baseUrl, apiKey, model } = ctx.config.llm;
+  const { baseUrl, apiKey } = ctx.config.llm;
+  const { name: model, temperature, maxTokens } = input.model;
   let content = '';
   const fail = (error: string): ModelAnswer => ({
     ok: false,
@@ -33,7 +41,13 @@ export async function askModel(
     const stream = streamChatCompletion({
       url: `${baseUrl.replace(/\/$/, '')}/chat/completions`,
       headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
-      body: { model, messages: input.messages, ...toolsOf(input.tools) },
+      body: {
+        model,
+        messages: input.messages,
+        ...(temperature === null ? {} : { temperature }),
+        ...(maxTokens === null ? {} : { max_tokens: maxTokens }),
+        ...toolsOf(input.tools),
+      },
       signal: AbortSignal.any([input.signal, AbortSignal.timeout(MODEL_TIMEOUT_MS)]),
     });
     for await (const event of stream) {
