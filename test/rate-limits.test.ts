@@ -68,6 +68,39 @@ describe('rate limits (docs/api-contract.md "Rate limits"): plan and operation-c
     expect(res.headers.get('x-ratelimit-limit')).toBe('200'); // read 200 is tighter than pro 600
   });
 
+  it("the console's calls (its ID token and X-Console-Environment) spend from the console's budget, never from the keys'", async () => {
+    const dev = await newDeveloper(a);
+    const consoleGet = (environment?: string) =>
+      call(a.baseUrl, 'GET', '/api/v2/developers/secrets', {
+        token: dev.token,
+        headers: environment ? { 'x-console-environment': environment } : {},
+      });
+    const missing = await consoleGet();
+    expect(missing.status).toBe(400);
+    expect(missing.body.validationErrors).toEqual([
+      'headers.x-console-environment: required with an ID token; "live" or "test"',
+    ]);
+    expect((await consoleGet('staging')).status).toBe(400);
+    // the console sees the environment it names
+    await put(a, dev.testKey, 1);
+    const test = await consoleGet('test');
+    expect(test.status).toBe(200);
+    expect(test.body.data.map((s: { name: string }) => s.name)).toEqual(['S1']);
+    expect((await consoleGet('live')).body.data).toEqual([]);
+    // the console polls until its own budget is spent: the live key's budget is untouched
+    let polls = 0;
+    while ((await consoleGet('live')).status === 200) polls++;
+    expect(polls).toBeLessThanOrEqual(60);
+    const over = await consoleGet('live');
+    expect(over.status).toBe(429);
+    expect(over.body.error).toBe('Rate limit exceeded: 60 requests per minute for the free plan');
+    const production = await get(a, dev.liveKey);
+    expect(production.status).toBe(200);
+    expect(production.headers.get('x-ratelimit-remaining')).toBe('59');
+    // and a key's calls leave the console's budget alone
+    expect((await call(a.baseUrl, 'GET', '/api/v1/developers/me', { token: dev.token })).status).toBe(429);
+  });
+
   it('limits unauthenticated requests per address', async () => {
     const strict = await startTestApp({ ANONYMOUS_RATE_LIMIT: '3' });
     try {

@@ -8,10 +8,11 @@ import {
   type MarketplacePublisher,
   type MarketplaceUser,
 } from '../auth/marketplace-auth';
-import { type PlatformAuth, platformAuthenticator, requireScope } from '../auth/platform-auth';
+import { type PlatformAuth, requireScope } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
 import { ApiRoot } from '../http/api-router';
 import type { OpenApiRegistry } from '../http/openapi';
+import { platformOrConsoleAuthenticator } from './console-platform-auth';
 
 export const API_ROOTS = {
   platform: '/api/v2/developers',
@@ -38,6 +39,7 @@ export interface ApiRoots {
  * "API roots and credentials"); the areas add their routes to them (src/app/routes.ts).
  */
 export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiRoots {
+  const observeKeyCalls = observeApiCalls(ctx.apiCalls);
   const limitAnonymous = (req: Request, res: Response) =>
     ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
   const marketplace = { basePath: API_ROOTS.marketplace, name: 'Marketplace API', tag: 'Marketplace' };
@@ -47,12 +49,20 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
         basePath: API_ROOTS.platform,
         name: 'Platform API v2',
         security: 'apiKey',
-        authenticate: platformAuthenticator(ctx),
+        authenticate: platformOrConsoleAuthenticator(ctx),
+        // the console's calls spend from the console's budget, never from that of the account's keys
         limit: (_req, res, auth, rateClass) =>
-          ctx.rateLimits.consume(res, `${auth.accountId}:${auth.environment}`, auth.plan, rateClass),
+          ctx.rateLimits.consume(
+            res,
+            auth.console ? `${auth.accountId}:console` : `${auth.accountId}:${auth.environment}`,
+            auth.plan,
+            rateClass,
+          ),
         limitAnonymous,
         authorize: requireScope,
-        observe: observeApiCalls(ctx.apiCalls),
+        observe: (req, res, auth, route) => {
+          if (!auth.console) observeKeyCalls(req, res, auth, route);
+        },
       },
       registry,
     ),

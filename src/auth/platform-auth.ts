@@ -14,6 +14,8 @@ export interface PlatformAuth {
   keyId: string;
   scopes: string[];
   plan: Plan;
+  /** A call of the web console, made with the developer's ID token (src/app/console-platform-auth.ts). */
+  console?: true;
 }
 
 interface KeyRow {

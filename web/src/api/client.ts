@@ -38,24 +38,17 @@ const accountReady = (): Promise<Account> =>
     : new Promise((resolve, reject) => accountWaiters.push({ resolve, reject }));
 
 /**
- * The platform API (/api/v2) takes API keys, not ID tokens. The console makes one key per
- * environment for itself, with only the scopes its pages use, named `Web console`, and keeps it in
- * this browser's localStorage (per account). A key that stops working (revoked on the keys page) is
- * replaced on the next call; signing out revokes the console's keys.
+ * The console calls the platform API (/api/v2) with the developer's ID token and the environment in
+ * ENVIRONMENT_HEADER: no API key is made for the browser, and its calls spend from the console's own
+ * rate-limit budget, never from that of the account's keys (docs/api-contract.md "Rate limits").
+ * Earlier consoles made keys named `Web console` and kept them in localStorage: the keys page marks
+ * those this browser still holds, and signing out revokes them.
  */
 export const CONSOLE_KEY_NAME = 'Web console';
-export const CONSOLE_KEY_SCOPES = [
-  'webhooks:read',
-  'webhooks:write',
-  'workflows:read',
-  'sessions:read',
-  // test calls start sessions and get their stream's client token
-  'sessions:write',
-] as const;
 
 /**
- * A request header of the console's own (never sent): the environment whose key a /api/v2 call uses
- * instead of the header switch's (test calls always run in the test environment).
+ * The environment of a /api/v2 call (the server reads it with the ID token): the one a request names,
+ * else the header switch's (test calls always run in the test environment).
  */
 export const ENVIRONMENT_HEADER = 'X-Console-Environment';
 
@@ -74,29 +67,7 @@ export function heldConsoleKeyIds(): string[] {
     .map((raw) => (JSON.parse(raw) as HeldKey).id);
 }
 
-const creating = new Map<Environment, Promise<HeldKey>>();
-
-async function platformKey(env: Environment): Promise<HeldKey> {
-  await accountReady();
-  const raw = localStorage.getItem(keyStorageName(env));
-  if (raw) return JSON.parse(raw) as HeldKey;
-  let pending = creating.get(env);
-  if (!pending) {
-    pending = (async () => {
-      const { data, error } = await api.POST('/api/v1/developers/keys', {
-        body: { name: CONSOLE_KEY_NAME, environment: env, scopes: [...CONSOLE_KEY_SCOPES] },
-      });
-      if (!data) throw new ApiCallError(error, 0);
-      const held = { id: data.key.id, fullKey: data.key.fullKey };
-      localStorage.setItem(keyStorageName(env), JSON.stringify(held));
-      return held;
-    })().finally(() => creating.delete(env));
-    creating.set(env, pending);
-  }
-  return pending;
-}
-
-/** Signs out: revokes the console's platform keys, forgets them and the ID token. */
+/** Signs out: revokes the platform keys earlier consoles kept here, forgets them and the ID token. */
 export async function signOut(): Promise<void> {
   await Promise.all(
     heldConsoleKeyIds().map((id) =>
@@ -117,9 +88,10 @@ function environmentOf(request: Request): Environment {
 async function authorized(request: Request): Promise<Request> {
   const url = new URL(request.url);
   const headers = new Headers(request.headers);
-  headers.delete(ENVIRONMENT_HEADER);
   if (url.pathname.startsWith('/api/v2/')) {
-    headers.set('Authorization', `Bearer ${(await platformKey(environmentOf(request))).fullKey}`);
+    const session = currentSession();
+    if (session) headers.set('Authorization', `Bearer ${session.idToken}`);
+    headers.set(ENVIRONMENT_HEADER, environmentOf(request));
   } else if (url.pathname.startsWith('/api/marketplace/')) {
     // identity headers, as the authenticating gateway in front of /api/marketplace sets them
     const session = currentSession();
@@ -135,38 +107,11 @@ async function authorized(request: Request): Promise<Request> {
   return new Request(request, { headers });
 }
 
-/** A 403 because the console's stored key predates a scope the console now asks for. */
-async function lacksScope(response: Response): Promise<boolean> {
-  if (response.status !== 403) return false;
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => ({}))) as ErrorBody;
-  return body.code === 'FORBIDDEN' && /lacks the .* scope/.test(body.error ?? '');
-}
-
-/** Replaces the console's key of `env`: revoked (when it was only short of a scope) and forgotten. */
-async function dropPlatformKey(env: Environment, revoke: boolean): Promise<void> {
-  const raw = localStorage.getItem(keyStorageName(env));
-  localStorage.removeItem(keyStorageName(env));
-  if (!revoke || !raw) return;
-  const { id } = JSON.parse(raw) as HeldKey;
-  await api.DELETE('/api/v1/developers/keys/{id}', { params: { path: { id } } }).catch(() => undefined);
-}
-
-/**
- * Adds the right credentials to each call, and recovers from an expired session, a revoked console
- * key, or a console key made before the console needed one of its scopes.
- */
+/** Adds the right credentials to each call; an expired session (a 401 of the console's own calls) signs out. */
 async function consoleFetch(request: Request): Promise<Response> {
-  const retry = request.clone();
   const response = await fetch(await authorized(request));
   const path = new URL(request.url).pathname;
-  if (path.startsWith('/api/v2/') && (response.status === 401 || (await lacksScope(response)))) {
-    await dropPlatformKey(environmentOf(request), response.status === 403);
-    return fetch(await authorized(retry));
-  }
-  if (response.status === 401 && path.startsWith('/api/v1/')) {
+  if (response.status === 401 && (path.startsWith('/api/v1/') || path.startsWith('/api/v2/'))) {
     endSession('Your session expired: sign in again.');
   }
   return response;
