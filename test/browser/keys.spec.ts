@@ -51,3 +51,49 @@ test('a key without a name is refused by the form, and the API names a bad field
   await expect(create.getByRole('alert')).toContainText('name:');
   await expect(page.getByRole('dialog', { name: 'Copy your new key now' })).toHaveCount(0);
 });
+
+test("the key dialog starts in the header's environment, with every scope; a narrowed key carries only its scopes", async ({
+  page,
+}) => {
+  await signIn(page, newEmail('keys-scopes'), '/console/keys');
+  await page.getByRole('radiogroup', { name: 'Environment' }).getByText('Test').click();
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const create = page.getByRole('dialog', { name: 'Create an API key' });
+  await expect(create.getByRole('combobox', { name: 'Environment' })).toHaveValue('test');
+  await expect(create.getByRole('checkbox', { checked: true })).toHaveCount(17);
+  await create.getByLabel('Name').fill('read-only reporting');
+  for (const scope of await create.getByRole('checkbox').all()) {
+    if ((await scope.getAttribute('value')) !== 'sessions:read') await scope.uncheck();
+  }
+  await expect(create.getByRole('checkbox', { checked: true })).toHaveCount(1);
+  await expectAccessible(page, 'create key dialog with scopes');
+  await create.getByRole('button', { name: 'Create key' }).click();
+  const shown = page.getByRole('dialog', { name: 'Copy your new key now' });
+  const fullKey = (await shown.getByTestId('full-key').textContent())!.trim();
+  expect(fullKey).toMatch(/^pk_test_/);
+  expect((await api('GET', '/api/v2/developers/sessions', { token: fullKey })).status).toBe(200);
+  expect((await api('GET', '/api/v2/developers/secrets', { token: fullKey })).status).toBe(403);
+});
+
+test('a rate-limited page says when it will ask again, then shows its data', async ({ page }) => {
+  let refused = 0;
+  await page.route('**/api/v2/developers/webhooks?*', async (route) => {
+    if (refused++ > 0) return route.continue();
+    await route.fulfill({
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '3' },
+      body: JSON.stringify({
+        success: false,
+        error: 'Rate limit exceeded: 60 requests per minute for the free plan',
+        code: 'RATE_LIMIT_EXCEEDED',
+      }),
+    });
+  });
+  await signIn(page, newEmail('keys-429'), '/console/webhooks');
+  const notice = page.getByRole('status').filter({ hasText: 'Too many requests for now' });
+  await expect(notice).toContainText(/Retrying in [1-3] s\./);
+  await expectAccessible(page, 'rate-limited page');
+  await expect(page.getByText('No webhooks in the live environment.')).toBeVisible({ timeout: 10_000 });
+  await expect(notice).toBeHidden();
+  expect(refused).toBe(2);
+});

@@ -5,7 +5,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from './App';
-import { ApiCallError } from './api/client';
+import { retryDelayMs, shouldRetry } from './api/retry';
 import { theme } from './theme';
 
 const queryClient = new QueryClient({
@@ -13,16 +13,8 @@ const queryClient = new QueryClient({
     queries: {
       staleTime: 5_000,
       refetchOnWindowFocus: false,
-      // a 4xx will not get better by asking again, except a rate limit: once, after its Retry-After
-      retry: (count, error) => {
-        if (error instanceof ApiCallError && error.status === 429)
-          return count < 1 && (error.retryAfter ?? 60) <= 30;
-        return !(error instanceof ApiCallError && error.status < 500) && count < 2;
-      },
-      retryDelay: (count, error) =>
-        error instanceof ApiCallError && error.retryAfter !== null
-          ? error.retryAfter * 1000
-          : Math.min(1000 * 2 ** count, 8000),
+      retry: shouldRetry,
+      retryDelay: retryDelayMs,
     },
   },
 });

@@ -23,6 +23,7 @@ import {
   unwrap,
 } from '../api/client';
 import { useStoredValue } from '../store';
+import { RetryNotice } from './RetryNotice';
 import { ErrorAlert, PageLoader } from './ui';
 
 const NAV = [
@@ -142,6 +143,7 @@ export function Layout() {
             </Button>
           </>
         ) : null}
+        <RetryNotice />
         {/* pages render at once; their platform and marketplace calls wait for the account */}
         <Suspense fallback={<PageLoader />}>
           <Outlet />

@@ -2,6 +2,7 @@ import { Anchor, Badge, Code, Group, Paper, Stack, Text, Title } from '@mantine/
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
+import { backoffPolling } from '../api/polling';
 import type { components } from '../api/schema';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
@@ -48,7 +49,7 @@ export default function SessionPage() {
     queryKey: ['session', environment, id],
     queryFn: async () =>
       unwrap(await api.GET('/api/v2/developers/sessions/{id}', { params: { path: { id } } })).data,
-    refetchInterval: (query) => (query.state.data?.status === 'active' ? 3000 : false),
+    refetchInterval: backoffPolling((s) => s?.status === 'active'),
   });
   if (session.isPending) return <PageLoader />;
   if (!session.data) return <ErrorAlert error={session.error} title="The session did not load" />;

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
+import { backoffPolling } from '../api/polling';
 import type { components } from '../api/schema';
 import { ErrorAlert, PageHeader, PageLoader } from '../components/ui';
 import { WorkflowGraph } from '../components/WorkflowGraph';
@@ -30,7 +31,7 @@ function useWorkflow(id: string) {
           params: { path: { id }, query: { limit: 50 } },
         }),
       ).data,
-    refetchInterval: (query) => (query.state.data?.some((e) => e.status === 'running') ? 2000 : false),
+    refetchInterval: backoffPolling((list) => Boolean(list?.some((e) => e.status === 'running'))),
   });
   return { workflow, executions };
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
+import { backoffPolling } from '../../api/polling';
 
 /**
  * A persona (followed while under review, so the decision shows as it lands), the submission
@@ -11,7 +12,7 @@ export function usePersona(id: string, onUnpublished: () => void) {
   const persona = useQuery({
     queryKey: ['persona', id],
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/personas/{id}', { params })).persona,
-    refetchInterval: (query) => (query.state.data?.status === 'submitted' ? 2000 : false),
+    refetchInterval: backoffPolling((p) => p?.status === 'submitted'),
   });
   const validation = useQuery({
     queryKey: ['persona', id, 'validation', persona.data?.version],

@@ -1,6 +1,7 @@
 import { Button, Code, Group, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, environmentStore, unwrap } from '../../api/client';
+import { backoffPolling } from '../../api/polling';
 import type { components } from '../../api/schema';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ErrorAlert, formatTime, PageLoader, StatusBadge } from '../../components/ui';
@@ -39,7 +40,7 @@ export function DeliveryAttempts(props: { webhookId: string; deliveryId: string;
     queryKey: ['webhook', environment, props.webhookId, 'delivery', props.deliveryId],
     queryFn: async () =>
       unwrap(await api.GET('/api/v2/developers/webhooks/{id}/logs/{deliveryId}', { params: { path } })).data,
-    refetchInterval: (query) => (query.state.data?.status === 'pending' ? 2000 : false),
+    refetchInterval: backoffPolling((d) => d?.status === 'pending'),
   });
   const retry = useMutation({
     mutationFn: async () =>

@@ -2,6 +2,7 @@ import { Button, Group, SegmentedControl, Title, UnstyledButton } from '@mantine
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, environmentStore, unwrap } from '../../api/client';
+import { backoffPolling } from '../../api/polling';
 import type { components } from '../../api/schema';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ListBody } from '../../components/ListPage';
@@ -26,7 +27,7 @@ function useDeliveries(webhookId: string, status: StatusFilter) {
           },
         }),
       ).data,
-    refetchInterval: (query) => (query.state.data?.some((d) => d.status === 'pending') ? 2000 : false),
+    refetchInterval: backoffPolling((list) => Boolean(list?.some((d) => d.status === 'pending'))),
   });
 }
 
