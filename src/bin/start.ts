@@ -10,7 +10,9 @@ import {
   resolveDependencies,
   startWorker,
 } from '../app/runtime';
+import type { Config } from '../config/env';
 import { consoleDir } from '../console-web/serve';
+import { serveDemoMcp } from '../demo/demo-mcp-server';
 import { createLogger, type Logger, resolveLogFormat } from '../logging/logger';
 import { loadConfigOrExit } from './config';
 
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
   buildConsoleIfMissing(logger);
   const { app, streams } = createApp(ctx);
   const server = await listen(app, config.host, config.port, streams);
+  const demo = await startDemoMcp(config, logger);
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
       `  Console         ${apiUrl}/console`,
       `  Docs            ${apiUrl}/docs`,
       `  Temporal Web UI ${deps.temporalUiUrl ?? '(external Temporal: see your cluster UI)'}`,
+      `  Demo MCP server ${demo?.url ?? '(off: DEMO_MCP=off, or its port was taken)'}`,
       `  Console token   npm run token -- you@example.com`,
       '',
       '',
@@ -47,10 +51,25 @@ async function main(): Promise<void> {
 
   onShutdownSignal(logger, async () => {
     await closeServer(server, streams);
+    await demo?.close();
     await worker.stop();
     await ctx.close();
     await deps.stop();
   });
+}
+
+/** The demo shop's MCP server, for a first agent's first tool (DEMO_MCP=off leaves it out). */
+async function startDemoMcp(config: Config, logger: Logger) {
+  if (!config.demoMcp || config.isProduction) return undefined;
+  try {
+    return await serveDemoMcp({ host: '127.0.0.1', port: config.demoMcp.port });
+  } catch (error) {
+    logger.warn(
+      { err: error, port: config.demoMcp.port },
+      'the demo MCP server did not start (set DEMO_MCP_PORT)',
+    );
+    return undefined;
+  }
 }
 
 /** The web console is built once (`npm run build:web`, about 10 s) when no build is there yet. */

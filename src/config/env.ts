@@ -35,6 +35,8 @@ const envSchema = z.object({
   TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
   TEMPORAL_UI_URL: optionalString,
   TEMPORAL_STACK_TRACES: z.enum(['on', 'off']).default('off'),
+  DEMO_MCP_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
+  DEMO_MCP: z.enum(['on', 'off']).default('on'),
 
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_PREVIOUS_KEYS: optionalString,
@@ -119,6 +121,8 @@ export interface Config {
   isProduction: boolean;
   host: string;
   port: number;
+  /** `npm start` serves the demo shop's MCP server on this port (DEMO_MCP, DEMO_MCP_PORT); never in production. */
+  demoMcp?: { port: number };
   publicUrl?: string;
   dataDir: string;
   logLevel: RawEnv['LOG_LEVEL'];
@@ -212,6 +216,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     isProduction: e.NODE_ENV === 'production',
     host: e.HOST,
     port: e.PORT,
+    demoMcp: e.DEMO_MCP === 'on' ? { port: e.DEMO_MCP_PORT } : undefined,
     publicUrl: e.PUBLIC_URL,
     dataDir: path.resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
