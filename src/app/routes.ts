@@ -7,6 +7,7 @@ import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountMarketplaceRoutes } from '../marketplace/marketplace.routes';
 import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
+import { mountGettingStartedRoutes } from '../onboarding/getting-started.routes';
 import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
 import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
@@ -25,6 +26,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountVoiceRoutes(roots.console, ctx);
   mountPersonaRoutes(roots.console, ctx);
   mountAnalyticsRoutes(roots.console, ctx);
+  mountGettingStartedRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);
   mountEventRoutes(roots.platform, ctx);

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
   const { app, streams } = createApp(ctx);
   const server = await listen(app, config.host, config.port, streams);
   const demo = await startDemoMcp(config, logger);
+  ctx.demoMcpUrl = demo?.url;
 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -30,6 +30,8 @@ export interface AppContext {
   temporalEager?: Client;
   /** Where operators open the Temporal Web UI (printed at start, linked from /docs). */
   temporalUiUrl?: string;
+  /** The demo shop's MCP server, where this process serves it (npm start, src/demo/). */
+  demoMcpUrl?: string;
   /** Console analytics: platform API calls counted in memory, flushed every second and at close. */
   apiCalls: ApiCallRecorder;
 }

@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { CALLER_WAV, CHROMIUM_PATH } from '../../playwright.config';
+import { serveDemoMcp } from '../../src/demo/demo-mcp-server';
 import { pcm16ToWav } from '../../src/outbound/wav';
 import { speakWithEspeak } from '../support/espeak-speech';
 import jestGlobalSetup from '../support/global-setup';
@@ -37,6 +38,9 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
     LLM_MODEL: 'test-model',
     STT_BASE_URL: stt.baseUrl,
   });
+  // the demo shop's MCP server, as `npm start` serves it (the template's agent looks orders up there)
+  const demo = await serveDemoMcp({ host: '127.0.0.1', port: 0 });
+  app.ctx.demoMcpUrl = demo.url;
   const control = await startLlmControl();
   process.env.VP_BROWSER_BASE_URL = app.baseUrl;
   process.env.VP_BROWSER_DATA_DIR = app.dataDir;
@@ -44,6 +48,7 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   return async () => {
     await new Promise((resolve) => control.server.close(resolve));
     await app.close();
+    await demo.close();
     await stt.close();
     await jestGlobalTeardown();
     fs.rmSync(CALLER_WAV!, { force: true });

@@ -78,7 +78,9 @@ export class VoiceCall {
       return;
     }
     this.claimed = true;
-    // the client may have left while the session was claimed: end() lets it go
+    // the client may have left while the session was claimed: end() lets it go, or, when end() ran
+    // before the claim was taken (it found nothing to let go), the claim goes here
+    if (this.ending) return void (await this.releaseClaim());
     if (this.ended || this.ws.readyState !== this.ws.OPEN) return void this.end('disconnected');
     this.renewTimer = setInterval(() => void this.keepClaim(), STREAM_CLAIM_MS / 3);
     await this.audio.start();
@@ -204,12 +206,15 @@ export class VoiceCall {
         'a voice stream did not end cleanly',
       );
     } finally {
-      if (this.claimed) {
-        await releaseTurn(this.ctx, { sessionId: this.session.sessionId, claimId: this.callId }).catch(
-          () => undefined,
-        );
-      }
+      if (this.claimed) await this.releaseClaim();
     }
+  }
+
+  /** Lets the session go (only this call's own claim), for the next stream or REST turn. */
+  private async releaseClaim(): Promise<void> {
+    await releaseTurn(this.ctx, { sessionId: this.session.sessionId, claimId: this.callId }).catch(
+      () => undefined,
+    );
   }
 
   /** `session.ended`, then the stream closes; `end` also ends the session itself. */

@@ -6,6 +6,7 @@ import { ErrorAlert, formatTime, PageHeader } from '../components/ui';
 import { useStoredValue } from '../store';
 import type { AnalyticsQuery } from './overview/analyticsQuery';
 import { FigureCards, type Period } from './overview/FigureCards';
+import { GettingStarted } from './overview/GettingStarted';
 import { PersonasSection } from './overview/PersonasSection';
 import { TopErrorsSection } from './overview/TopErrorsSection';
 import { UsageSection } from './overview/UsageSection';
@@ -39,6 +40,7 @@ export default function OverviewPage() {
           />
         }
       />
+      <GettingStarted />
       <ErrorAlert error={overview.error} title="The figures did not load" />
       <FigureCards overview={overview.data?.overview} period={period} />
       {overview.data ? (

@@ -8,6 +8,7 @@ import { type Column, DataTable } from '../components/DataTable';
 import { ListPage } from '../components/ListPage';
 import { formatTime, StatusBadge } from '../components/ui';
 import { NewPersonaDialog } from './personas/NewPersonaDialog';
+import { useCreateFromTemplate } from './personas/useCreateFromTemplate';
 
 type PersonaEntry = components['schemas']['PersonaListEntry'];
 
@@ -35,15 +36,23 @@ export default function PersonasPage() {
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/personas')).personas,
   });
   const [creating, setCreating] = useState(false);
+  const template = useCreateFromTemplate();
   return (
     <>
       <ListPage
         title="Personas"
         description="Draft a persona's manifest, validate it, submit it for review; approved personas are published."
-        actions={<Button onClick={() => setCreating(true)}>New persona</Button>}
+        actions={
+          <>
+            <Button variant="default" onClick={() => template.mutate()} loading={template.isPending}>
+              Create from a template
+            </Button>
+            <Button onClick={() => setCreating(true)}>New persona</Button>
+          </>
+        }
         items={personas.data}
         pending={personas.isPending}
-        error={personas.error}
+        error={personas.error ?? template.error}
         empty="No personas yet."
       >
         {(rows) => (

@@ -1,0 +1,44 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { api, ENVIRONMENT_HEADER, unwrap } from '../../api/client';
+import { orderStatusTemplate } from './templates';
+
+const IN_TEST = { [ENVIRONMENT_HEADER]: 'test' };
+
+/**
+ * Creates the order-status persona from its template (a slug of its own), and, where `npm start`
+ * serves the demo MCP server, registers that server in the test environment (once), so the first
+ * test call can use a tool; then opens the persona.
+ */
+export function useCreateFromTemplate() {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      const slug = `ava-orders-${Math.random().toString(36).slice(2, 7)}`;
+      const { persona } = unwrap(
+        await api.POST('/api/v1/developers/personas', { body: { manifest: orderStatusTemplate(slug) } }),
+      );
+      const { demoMcpUrl } = unwrap(await api.GET('/api/v1/developers/getting-started'));
+      if (demoMcpUrl) await registerDemoServer(demoMcpUrl);
+      return persona;
+    },
+    onSuccess: async (persona) => {
+      await queryClient.invalidateQueries();
+      navigate(`/personas/${persona.id}`);
+    },
+  });
+}
+
+async function registerDemoServer(endpoint: string): Promise<void> {
+  const servers = unwrap(
+    await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 200 } }, headers: IN_TEST }),
+  ).data;
+  if (servers.some((s) => s.endpoint === endpoint)) return;
+  unwrap(
+    await api.POST('/api/v2/developers/mcp-servers', {
+      body: { name: 'demo-shop', transport: 'http', endpoint, autoConnect: true },
+      headers: IN_TEST,
+    }),
+  );
+}
