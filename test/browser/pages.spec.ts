@@ -72,6 +72,10 @@ for (const width of [1280, 390]) {
       ).toBeLessThanOrEqual(0);
       await expectAccessible(page, `${path} at ${width} px`);
     }
+    // a table wider than the screen says it scrolls; at full width there is nothing to say
+    await page.goto('/console/personas');
+    await expect(page.getByRole('table', { name: 'Personas' })).toBeVisible();
+    await expect(page.getByTestId('scroll-hint')).toHaveCount(width < 560 ? 1 : 0);
     // the data is there: the session's transcript with its workflow action, the execution's node results
     await page.goto(`/console/sessions/${seeded.sessionId}`);
     await expect(page.getByTestId('action-workflow')).toContainText('Opening hours');

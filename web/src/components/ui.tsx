@@ -1,5 +1,5 @@
 import { Alert, Badge, Center, Group, Loader, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { errorText } from '../api/client';
 
 export const PageLoader = () => (
@@ -99,13 +99,37 @@ export function StatusBadge({ status }: { status: string }) {
 
 /**
  * A wide table that scrolls sideways on narrow screens inside its own box (the page never does);
- * the box takes keyboard focus so it can be scrolled without a mouse.
+ * the box takes keyboard focus so it can be scrolled without a mouse, and, while its table is wider
+ * than the screen, a line above it says so.
  */
 export function ScrollTable({ minWidth, children }: { minWidth: number; children: ReactNode }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [overflowing, setOverflowing] = useState(false);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const measure = () => setOverflowing(element.scrollWidth > element.clientWidth + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (WCAG 2.1.1)
-    <div tabIndex={0} style={{ overflowX: 'auto', maxWidth: '100%', position: 'relative' }} data-scroll-table>
-      <div style={{ minWidth }}>{children}</div>
-    </div>
+    <>
+      {overflowing ? (
+        <Text size="xs" c="dimmed" mb={4} data-testid="scroll-hint">
+          Scroll sideways for more columns →
+        </Text>
+      ) : null}
+      <div
+        ref={box}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (WCAG 2.1.1)
+        tabIndex={0}
+        style={{ overflowX: 'auto', maxWidth: '100%', position: 'relative' }}
+        data-scroll-table
+      >
+        <div style={{ minWidth }}>{children}</div>
+      </div>
+    </>
   );
 }

@@ -23,6 +23,8 @@ export function GettingStarted() {
   const checklist = useQuery({
     queryKey: ['getting-started'],
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/getting-started')),
+    // one cheap statement: each visit to the overview shows the steps as they are now
+    refetchOnMount: 'always',
   });
   const template = useCreateFromTemplate();
   const data = checklist.data;
