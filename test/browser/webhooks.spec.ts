@@ -88,3 +88,45 @@ test('create a webhook, send a test, see the delivery with its attempts; a retri
   const stats = await api('GET', `/api/v2/developers/webhooks/${webhookId}`, { token: key });
   await expect(page.getByTestId('stat-deliveries')).toHaveText(String(stats.body.data.deliveryStats.total));
 });
+
+test("edit a webhook's name, URL, events and persona filter; the page offers receiver code to verify deliveries", async ({
+  page,
+}) => {
+  const email = newEmail('webhook-edit');
+  const key = await apiKey(email, 'live');
+  const created = await api('POST', '/api/v2/developers/webhooks', {
+    token: key,
+    body: { name: 'first', url: 'https://example.com/hooks/a', events: ['session.started'] },
+  });
+  const id = created.body.data.id as string;
+  await signIn(page, email, `/console/webhooks/${id}`);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit the webhook' });
+  await expect(dialog.getByLabel('Endpoint URL')).toHaveValue('https://example.com/hooks/a');
+  await dialog.getByLabel('Name').fill('renamed');
+  await dialog.getByLabel('Endpoint URL').fill('https://example.com/hooks/b');
+  await dialog.getByRole('checkbox', { name: 'session.ended' }).check();
+  await expectAccessible(page, 'edit webhook dialog');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole('heading', { name: 'renamed' })).toBeVisible();
+  await expect(page.getByText('https://example.com/hooks/b')).toBeVisible();
+  const saved = (await api('GET', `/api/v2/developers/webhooks/${id}`, { token: key })).body.data;
+  expect(saved).toMatchObject({ name: 'renamed', url: 'https://example.com/hooks/b', personaId: null });
+  expect(saved.events.sort()).toEqual(['session.ended', 'session.started']);
+
+  // a refused edit says why and changes nothing
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await dialog.getByLabel('Endpoint URL').fill('ftp://example.com/x');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('url');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect((await api('GET', `/api/v2/developers/webhooks/${id}`, { token: key })).body.data.url).toBe(
+    'https://example.com/hooks/b',
+  );
+
+  const snippet = page.getByTestId('verify-snippet');
+  await expect(snippet).toContainText("createHmac('sha256'");
+  await page.getByRole('radiogroup', { name: 'Language' }).getByText('Python').click();
+  await expect(snippet).toContainText('hmac.compare_digest');
+});

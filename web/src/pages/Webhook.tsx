@@ -9,8 +9,10 @@ import { useStoredValue } from '../store';
 import { DeleteWebhookDialog } from './webhooks/DeleteWebhookDialog';
 import { DeliveryLog } from './webhooks/DeliveryLog';
 import { DeliveryStats } from './webhooks/DeliveryStats';
+import { EditWebhookDialog } from './webhooks/EditWebhookDialog';
 import { TestResult } from './webhooks/TestResult';
 import { useWebhookActions } from './webhooks/useWebhookActions';
+import { VerifySnippet } from './webhooks/VerifySnippet';
 
 /** One webhook: statistics, send a test, rotate the secret, enable/disable, and its delivery log with every attempt. */
 export default function WebhookPage() {
@@ -18,6 +20,7 @@ export default function WebhookPage() {
   const environment = useStoredValue(environmentStore);
   const queryClient = useQueryClient();
   const [deleting, setDeleting] = useState(false);
+  const [editing, setEditing] = useState(false);
   const webhook = useQuery({
     queryKey: ['webhook', environment, id],
     queryFn: async () =>
@@ -46,6 +49,9 @@ export default function WebhookPage() {
             <Button onClick={() => test.mutate()} loading={test.isPending}>
               Send test
             </Button>
+            <Button variant="default" onClick={() => setEditing(true)}>
+              Edit
+            </Button>
             <Button variant="default" onClick={() => rotate.mutate()} loading={rotate.isPending}>
               Rotate secret
             </Button>
@@ -69,7 +75,17 @@ export default function WebhookPage() {
         </Group>
         <DeliveryStats stats={w.deliveryStats} />
         <DeliveryLog webhookId={id} onRefresh={refresh} />
+        <VerifySnippet />
       </Stack>
+      <EditWebhookDialog
+        webhook={w}
+        opened={editing}
+        onClose={() => setEditing(false)}
+        onSaved={() => {
+          setEditing(false);
+          void refresh();
+        }}
+      />
       <SecretDialog
         secret={rotate.data?.secret ?? null}
         title="The new signing secret"

@@ -95,7 +95,7 @@ export function CreateWebhookDialog(props: {
 }
 
 /** The event types an endpoint receives, one checkbox each. */
-function EventTypeChoice({ value, onChange }: { value: string[]; onChange(value: string[]): void }) {
+export function EventTypeChoice({ value, onChange }: { value: string[]; onChange(value: string[]): void }) {
   return (
     <Checkbox.Group
       label="Events"
