@@ -29,7 +29,7 @@ export function VerifySnippet() {
           timestamp and the exact body, keyed with the signing secret (during a rotation, either secret
           matches).
         </Text>
-        <Code block data-testid="verify-snippet" style={{ whiteSpace: 'pre', overflowX: 'auto' }}>
+        <Code block data-testid="verify-snippet" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {code}
         </Code>
         <CopyButton value={code}>
