@@ -48,6 +48,11 @@ test('create a webhook, send a test, see the delivery with its attempts; a retri
   const attempts = page.getByTestId('attempts');
   await expect(attempts.getByRole('row')).toHaveCount(2); // header + one attempt
   await expect(attempts).toContainText('HTTP 200');
+  // the delivery's workflow (its id is the delivery's) in the Temporal Web UI
+  await expect(page.getByTestId('delivery-temporal-link')).toHaveAttribute(
+    'href',
+    /\/namespaces\/default\/workflows\/del_[A-Za-z0-9]+$/,
+  );
   await expectAccessible(page, 'webhook with a delivery');
 
   // an event the endpoint refuses once: retried (1 s in tests), both attempts listed

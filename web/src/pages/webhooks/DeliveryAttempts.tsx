@@ -1,10 +1,11 @@
-import { Button, Code, Group, Stack, Text } from '@mantine/core';
+import { Anchor, Button, Code, Group, Stack, Text } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, environmentStore, unwrap } from '../../api/client';
 import { backoffPolling } from '../../api/polling';
 import type { components } from '../../api/schema';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ErrorAlert, formatTime, PageLoader, StatusBadge } from '../../components/ui';
+import { loadConsoleConfig, temporalExecutionUrl } from '../../config';
 import { useStoredValue } from '../../store';
 
 type Attempt = components['schemas']['DeliveryAttempt'];
@@ -48,9 +49,12 @@ export function DeliveryAttempts(props: { webhookId: string; deliveryId: string;
         .data,
     onSuccess: props.onRetried,
   });
+  const config = useQuery({ queryKey: ['console-config'], queryFn: loadConsoleConfig, staleTime: Infinity });
   if (detail.isPending) return <PageLoader />;
   if (!detail.data) return <ErrorAlert error={detail.error} />;
   const d = detail.data;
+  // the delivery's workflow (its retries and timers) has the delivery's id
+  const temporalUrl = config.data ? temporalExecutionUrl(config.data, d.id) : null;
   return (
     <Stack gap="sm" py="xs">
       <Group justify="space-between">
@@ -58,9 +62,22 @@ export function DeliveryAttempts(props: { webhookId: string; deliveryId: string;
           Event <Code>{d.eventId}</Code>
           {d.nextAttemptAt ? ` · next attempt ${formatTime(d.nextAttemptAt)}` : ''}
         </Text>
-        <Button size="xs" variant="default" onClick={() => retry.mutate()} loading={retry.isPending}>
-          Retry delivery
-        </Button>
+        <Group gap="xs">
+          {temporalUrl ? (
+            <Anchor
+              href={temporalUrl}
+              target="_blank"
+              rel="noopener"
+              size="sm"
+              data-testid="delivery-temporal-link"
+            >
+              Open in Temporal
+            </Anchor>
+          ) : null}
+          <Button size="xs" variant="default" onClick={() => retry.mutate()} loading={retry.isPending}>
+            Retry delivery
+          </Button>
+        </Group>
       </Group>
       <ErrorAlert error={retry.error} title="Not retried" />
       {retry.data ? (
