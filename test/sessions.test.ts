@@ -501,6 +501,29 @@ describe('voice sessions', () => {
     });
   });
 
+  it('lists sessions by transcript text (case-insensitive, % and _ taken literally) and by start time', async () => {
+    const id = await start('caller-search');
+    await say(id, 'Is the Blue Teapot 50% off_today?');
+    const other = await start('caller-search');
+    const ids = async (query: string) =>
+      ((await live('GET', `/sessions?userId=caller-search&${query}`)).body.data as { id: string }[]).map(
+        (s) => s.id,
+      );
+    expect(await ids('q=blue%20teapot')).toEqual([id]);
+    expect(await ids(`q=${encodeURIComponent('50% off_')}`)).toEqual([id]);
+    expect(await ids(`q=${encodeURIComponent('5_%')}`)).toEqual([]);
+    expect(await ids('q=nothing%20like%20it')).toEqual([]);
+    const now = new Date();
+    const hourAgo = new Date(now.getTime() - 3_600_000).toISOString();
+    const inAnHour = new Date(now.getTime() + 3_600_000).toISOString();
+    expect(await ids(`from=${hourAgo}&to=${inAnHour}`)).toEqual([other, id]);
+    expect(await ids(`from=${inAnHour}`)).toEqual([]);
+    expect(await ids(`to=${hourAgo}`)).toEqual([]);
+    const bad = await live('GET', '/sessions?from=yesterday');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.validationErrors)).toContain('from');
+  });
+
   it('a model failure is a spoken fallback with the error, never a 500 or a stuck session', async () => {
     const id = await start('caller-fail');
     llm.script(() => ({ status: 500 }));

@@ -37,10 +37,22 @@ export const TurnBody = z
   .meta({ id: 'TurnRequest' });
 export type TurnInput = z.infer<typeof TurnBody>;
 
+const isoDateTime = () =>
+  z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' });
+
 export const ListSessionsQuery = z.strictObject({
   status: z.enum(SESSION_STATUSES).optional(),
   personaId: z.string().max(64).optional(),
   userId: z.string().max(128).optional(),
+  from: isoDateTime().optional().meta({ description: 'Started at or after (inclusive)' }),
+  to: isoDateTime().optional().meta({ description: 'Started at or before (inclusive)' }),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Sessions with a turn whose words or reply contain this text (case-insensitive)' }),
   ...paginationQuery,
 });
 export type ListSessionsInput = z.infer<typeof ListSessionsQuery>;
