@@ -1,9 +1,8 @@
 import { Anchor, Button, Card, Group, List, Progress, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ui';
-import { useCreateFromTemplate } from '../personas/useCreateFromTemplate';
+import { gettingStartedQuery, useCreateFromTemplate } from '../personas/useCreateFromTemplate';
 
 /** Where each step is done in the console. */
 const STEP_PAGES: Record<string, string> = {
@@ -21,8 +20,7 @@ const STEP_PAGES: Record<string, string> = {
  */
 export function GettingStarted() {
   const checklist = useQuery({
-    queryKey: ['getting-started'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/developers/getting-started')),
+    ...gettingStartedQuery,
     // one cheap statement: each visit to the overview shows the steps as they are now
     refetchOnMount: 'always',
   });

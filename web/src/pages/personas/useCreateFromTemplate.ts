@@ -5,6 +5,12 @@ import { orderStatusTemplate } from './templates';
 
 const IN_TEST = { [ENVIRONMENT_HEADER]: 'test' };
 
+/** GET /getting-started: the overview's checklist, and the demo MCP server's URL the template uses. */
+export const gettingStartedQuery = {
+  queryKey: ['getting-started'],
+  queryFn: async () => unwrap(await api.GET('/api/v1/developers/getting-started')),
+};
+
 /**
  * Creates the order-status persona from its template (a slug of its own), and, where `npm start`
  * serves the demo MCP server, registers that server in the test environment (once), so the first
@@ -19,7 +25,8 @@ export function useCreateFromTemplate() {
       const { persona } = unwrap(
         await api.POST('/api/v1/developers/personas', { body: { manifest: orderStatusTemplate(slug) } }),
       );
-      const { demoMcpUrl } = unwrap(await api.GET('/api/v1/developers/getting-started'));
+      // the checklist's answer when the overview has it (the URL never changes while the API runs)
+      const { demoMcpUrl } = await queryClient.fetchQuery({ ...gettingStartedQuery, staleTime: Infinity });
       if (demoMcpUrl) await registerDemoServer(demoMcpUrl);
       return persona;
     },

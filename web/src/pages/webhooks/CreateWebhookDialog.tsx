@@ -59,22 +59,14 @@ export function CreateWebhookDialog(props: {
     <Modal opened={props.opened} onClose={props.onClose} title="Create a webhook" size="lg">
       <form onSubmit={submit}>
         <Stack>
-          <TextInput
-            label="Name"
-            required
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            data-autofocus
+          <WebhookFields
+            name={name}
+            url={url}
+            events={events}
+            onName={setName}
+            onUrl={setUrl}
+            onEvents={setEvents}
           />
-          <TextInput
-            label="Endpoint URL"
-            required
-            type="url"
-            placeholder="https://example.com/hooks/voice"
-            value={url}
-            onChange={(e) => setUrl(e.currentTarget.value)}
-          />
-          <EventTypeChoice value={events} onChange={setEvents} />
           <Checkbox label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
           <ErrorAlert error={create.error} title="The webhook was not created" />
           <Text size="xs">
@@ -94,8 +86,39 @@ export function CreateWebhookDialog(props: {
   );
 }
 
+/** A webhook's name, endpoint and event types: the fields the create and edit dialogs share. */
+export function WebhookFields(props: {
+  name: string;
+  url: string;
+  events: string[];
+  onName(value: string): void;
+  onUrl(value: string): void;
+  onEvents(value: string[]): void;
+}) {
+  return (
+    <>
+      <TextInput
+        label="Name"
+        required
+        value={props.name}
+        onChange={(e) => props.onName(e.currentTarget.value)}
+        data-autofocus
+      />
+      <TextInput
+        label="Endpoint URL"
+        required
+        type="url"
+        placeholder="https://example.com/hooks/voice"
+        value={props.url}
+        onChange={(e) => props.onUrl(e.currentTarget.value)}
+      />
+      <EventTypeChoice value={props.events} onChange={props.onEvents} />
+    </>
+  );
+}
+
 /** The event types an endpoint receives, one checkbox each. */
-export function EventTypeChoice({ value, onChange }: { value: string[]; onChange(value: string[]): void }) {
+function EventTypeChoice({ value, onChange }: { value: string[]; onChange(value: string[]): void }) {
   return (
     <Checkbox.Group
       label="Events"

@@ -1,10 +1,10 @@
-import { Button, Group, Modal, NativeSelect, Stack, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NativeSelect, Stack } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/ui';
-import { EventTypeChoice } from './CreateWebhookDialog';
+import { WebhookFields } from './CreateWebhookDialog';
 
 type Webhook = components['schemas']['Webhook'];
 type EventType = components['schemas']['CreateWebhookRequest']['events'][number];
@@ -55,21 +55,14 @@ export function EditWebhookDialog(props: {
     <Modal opened={props.opened} onClose={props.onClose} title="Edit the webhook" size="lg">
       <form onSubmit={submit}>
         <Stack>
-          <TextInput
-            label="Name"
-            required
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            data-autofocus
+          <WebhookFields
+            name={name}
+            url={url}
+            events={events}
+            onName={setName}
+            onUrl={setUrl}
+            onEvents={setEvents}
           />
-          <TextInput
-            label="Endpoint URL"
-            required
-            type="url"
-            value={url}
-            onChange={(e) => setUrl(e.currentTarget.value)}
-          />
-          <EventTypeChoice value={events} onChange={setEvents} />
           <NativeSelect
             label="Persona"
             description="Only events of this persona (events without a persona still arrive), or any persona"
