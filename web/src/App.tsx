@@ -54,7 +54,7 @@ export function App() {
           <Route path="workflows/:id" element={<WorkflowPage />} />
           <Route path="sessions" element={<SessionsPage />} />
           <Route path="sessions/:id" element={<SessionPage />} />
-          <Route path="marketplace" element={<MarketplacePage />} />
+          <Route path="marketplace/*" element={<MarketplacePage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>
