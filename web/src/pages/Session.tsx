@@ -6,6 +6,8 @@ import { backoffPolling } from '../api/polling';
 import type { components } from '../api/schema';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
+import { SessionActions } from './sessions/SessionActions';
+import { endReasonText, sessionDuration } from './sessions/session-columns';
 import { TurnRecordings } from './sessions/TurnRecording';
 
 type Turn = components['schemas']['SessionWithTranscript']['transcript'][number];
@@ -51,6 +53,15 @@ export default function SessionPage() {
       unwrap(await api.GET('/api/v2/developers/sessions/{id}', { params: { path: { id } } })).data,
     refetchInterval: backoffPolling((s) => s?.status === 'active'),
   });
+  const personaId = session.data?.personaId;
+  const personaName = useQuery({
+    queryKey: ['persona-name', personaId],
+    enabled: Boolean(personaId),
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/developers/personas/{id}', { params: { path: { id: personaId ?? '' } } }))
+        .persona.name || personaId,
+    retry: false,
+  });
   if (session.isPending) return <PageLoader />;
   if (!session.data) return <ErrorAlert error={session.error} title="The session did not load" />;
   const s = session.data;
@@ -63,11 +74,16 @@ export default function SessionPage() {
         title={`Session ${s.id}`}
         description={
           <>
-            <StatusBadge status={s.status} /> persona <Code>{s.personaId}</Code> · user{' '}
-            <Code>{s.userId}</Code> · started {formatTime(s.startedAt)}
-            {s.endedAt ? ` · ended ${formatTime(s.endedAt)} (${s.endReason ?? 'ended'})` : ''}
+            <StatusBadge status={s.status} /> persona{' '}
+            <Anchor component={Link} to={`/personas/${s.personaId}`}>
+              {personaName.data ?? s.personaId}
+            </Anchor>{' '}
+            · user <Code>{s.userId}</Code> · started {formatTime(s.startedAt)} · {sessionDuration(s)} ·{' '}
+            {s.turnCount} {s.turnCount === 1 ? 'turn' : 'turns'}
+            {s.endedAt ? ` · ended ${formatTime(s.endedAt)} (${endReasonText(s.endReason)})` : ''}
           </>
         }
+        actions={<SessionActions id={s.id} active={s.status === 'active'} />}
       />
       <Stack gap="sm" component="ol" style={{ listStyle: 'none', padding: 0 }} aria-label="Transcript">
         <li>
