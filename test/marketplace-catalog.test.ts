@@ -304,6 +304,7 @@ describe('marketplace catalog: publisher views, browse, installations', () => {
         activeInstalls: 0,
         publishedAt: expect.any(String),
         updatedAt: expect.any(String),
+        versions: [{ version: '1.0.0', releasedAt: expect.any(String), changelog: null }],
       },
     });
     expect(JSON.stringify(detail.body)).not.toContain(mcp.url);

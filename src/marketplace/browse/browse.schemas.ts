@@ -73,6 +73,15 @@ const detailCommon = {
   activeInstalls: z.number().int(),
   publishedAt: timestamp().nullable(),
   updatedAt: timestamp().nullable(),
+  versions: z
+    .array(
+      z.object({
+        version: z.string(),
+        releasedAt: timestamp().nullable().meta({ description: 'When the version was approved' }),
+        changelog: z.string().nullable().meta({ description: "The manifest's changelog, if any" }),
+      }),
+    )
+    .meta({ description: 'The versions released (approved), newest first; the first is the live one' }),
 };
 
 export const ToolDetail = z

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../http/errors';
-import { MarketplaceItem, MarketplacePublisher } from '../items/item.entity';
+import { MarketplaceItem, MarketplaceItemVersion, MarketplacePublisher } from '../items/item.entity';
 import { iso, trustLevel } from '../items/items.service';
 import {
   type AgentManifest,
@@ -103,7 +103,14 @@ export async function browse(em: EntityManager, type: ItemType, input: BrowseInp
 async function browsable(em: EntityManager, type: ItemType, id: string) {
   const item = await em.findOne(MarketplaceItem, { id, type, status: 'approved' });
   if (!item) throw notFound(type === 'tool' ? 'Tool' : 'Agent');
-  const publisher = await em.findOneOrFail(MarketplacePublisher, { id: item.publisherId });
+  const [publisher, released] = await Promise.all([
+    em.findOneOrFail(MarketplacePublisher, { id: item.publisherId }),
+    em.find(
+      MarketplaceItemVersion,
+      { itemId: item.id, status: ['approved', 'superseded'] },
+      { orderBy: { seq: 'desc' } },
+    ),
+  ]);
   const m = item.manifest;
   return {
     item,
@@ -128,6 +135,11 @@ async function browsable(em: EntityManager, type: ItemType, id: string) {
       activeInstalls: item.activeInstalls,
       publishedAt: iso(item.publishedAt),
       updatedAt: iso(item.approvedAt),
+      versions: released.map((v) => ({
+        version: v.version,
+        releasedAt: iso(v.decidedAt),
+        changelog: v.manifest.changelog ?? null,
+      })),
     },
   };
 }

@@ -106,6 +106,13 @@ const common = {
     .meta({ description: 'What the item asks users to grant' }),
   pricing: Pricing.optional().meta({ description: 'Default free' }),
   quotas: Quotas.optional(),
+  changelog: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty when given')
+    .max(2000, 'must be at most 2000 characters')
+    .optional()
+    .meta({ description: 'What changed in this version, shown with the version in browse' }),
 };
 
 export const ToolManifestSchema = z
@@ -161,6 +168,7 @@ export const MANIFEST_RULES = [
   'permissions (optional): distinct names such as calendar:read',
   'pricing (optional): { model: "free" } or { model: "per_execution", priceCents }',
   'quotas (optional): { free?, pro?, enterprise? } executions per user and month (defaults 100 / 10000 / 1000000)',
+  'changelog (optional): what changed in this version, 1–2000 characters',
   'tool: execution.runtime { type, version }; type mcp needs execution.endpoint and execution.toolName, http needs execution.endpoint (an http(s) URL the SSRF rules allow); other types are listed but not executable',
   'tool: interface.llmDescription 1–2000 characters; interface.inputSchema (optional) a JSON Schema of type object',
   'agent: displayName 1–100 characters; persona a persona manifest passing the console persona rules; tools ids of approved marketplace tools',

@@ -39,6 +39,7 @@ export const ItemVersionView = z
     reviewNotes: z.array(z.string()).meta({ description: "The automated checks' findings" }),
     checksPassed: z.boolean().nullable().meta({ description: 'null while the checks run' }),
     decisionNotes: z.string().nullable().meta({ description: "The operator's notes" }),
+    changelog: z.string().nullable().meta({ description: "The version's manifest changelog, if any" }),
   })
   .meta({ id: 'MarketplaceItemVersion' });
 

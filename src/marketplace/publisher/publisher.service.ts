@@ -71,6 +71,7 @@ export async function itemDetail(em: EntityManager, item: MarketplaceItem) {
         reviewNotes: v.reviewNotes,
         checksPassed: v.checksPassed ?? null,
         decisionNotes: v.decisionNotes ?? null,
+        changelog: v.manifest.changelog ?? null,
       })),
     },
   };

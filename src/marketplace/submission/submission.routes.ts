@@ -4,6 +4,7 @@ import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { PublisherItemDetail } from '../publisher/publisher.schemas';
 import { getPublisherItemForAdmin } from '../publisher/publisher.service';
+import { validateSubmission } from './manifest-check';
 import { decideMarketplaceReview } from './review.service';
 import {
   ItemIdParams,
@@ -11,6 +12,8 @@ import {
   SubmitBody,
   Submitted,
   UpdateBody,
+  ValidateBody,
+  Validation,
 } from './submission.schemas';
 import { submitItem, updateItem } from './submission.service';
 
@@ -26,6 +29,16 @@ export function mountSubmissionRoutes(publisher: ApiRoot<MarketplacePublisher>, 
       body: SubmitBody,
       success: { description: 'Submitted, pending review', schema: Submitted },
       handler: ({ auth, body }) => submitItem(ctx, em(), auth, body),
+    })
+    .route({
+      method: 'post',
+      path: '/publisher/validate',
+      summary: 'Check a manifest without submitting it',
+      description:
+        'Every problem submit (or, with `itemId`, PUT /publisher/:id) would report, as a list, and the warnings the review would note; nothing is stored. Always 200 (404 only for an `itemId` that is not yours). The console validates its publish form with it as you type.',
+      body: ValidateBody,
+      success: { description: 'The problems and warnings', schema: Validation },
+      handler: ({ auth, body }) => validateSubmission(ctx, em(), auth, body),
     })
     .route({
       method: 'put',

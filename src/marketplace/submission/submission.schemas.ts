@@ -17,6 +17,28 @@ export type SubmitInput = z.infer<typeof SubmitBody>;
 export const UpdateBody = z.strictObject({ manifest }).meta({ id: 'MarketplaceUpdateRequest' });
 export type UpdateInput = z.infer<typeof UpdateBody>;
 
+export const ValidateBody = z
+  .strictObject({
+    type: z.enum(ITEM_TYPES),
+    manifest,
+    itemId: z.string().min(1).max(64).optional().meta({
+      description:
+        'Validate a new version of this item of yours (PUT /publisher/:id); without it, a new submission',
+    }),
+  })
+  .meta({ id: 'MarketplaceValidateRequest' });
+
+export const Validation = z
+  .object({
+    valid: z.boolean().meta({ description: 'True when submitting it now would be accepted' }),
+    validationErrors: z.array(z.string()).meta({
+      description:
+        'Every problem, as submit would report it (`manifest.<path>: <problem>`), with the publisher check, a taken id and a version not greater than the latest',
+    }),
+    warnings: z.array(z.string()).meta({ description: 'What the review would note without refusing it' }),
+  })
+  .meta({ id: 'MarketplaceValidation' });
+
 export const ItemIdParams = z.object({ id: z.string().min(1).max(64) });
 
 export const Submitted = z

@@ -6,17 +6,14 @@ import { conflict, forbidden, validationFailed } from '../../http/errors';
 import { Review, reviewDueBy, reviewId, startCommittedReview } from '../../reviews';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { findPublisherItem, liveColumns, manifestContext, recordPublisher } from '../items/items.service';
-import { type ItemManifest, manifestWarnings, validateManifest } from '../items/manifest';
+import { type ItemManifest, manifestWarnings } from '../items/manifest';
 import type { ItemType } from '../items/statuses';
+import { manifestProblems } from './manifest-check';
 import { awaitCheckFindings, cancelWithdrawnReviews, REVIEW_MESSAGE } from './review.service';
 
 type Ctx = Pick<AppContext, 'config' | 'logger' | 'temporal'>;
 
-/**
- * The checks a submitted manifest passes before anything is stored, in this order: the publisher in
- * the manifest must be the caller (403); then every problem at once (400): the manifest rules, and
- * for an agent that each of its tools is an approved marketplace tool.
- */
+/** The manifest as stored, or the publisher check's 403, or every other problem at once (400). */
 async function checkedManifest(
   ctx: Ctx,
   em: EntityManager,
@@ -24,29 +21,12 @@ async function checkedManifest(
   type: ItemType,
   raw: Record<string, unknown>,
 ): Promise<ItemManifest> {
-  const publisher = raw.publisher as { id?: unknown } | undefined;
-  if (typeof publisher?.id === 'string' && publisher.id !== auth.publisherId) {
-    throw forbidden(
-      `manifest.publisher.id "${publisher.id}" is not the authenticated publisher (${auth.publisherId})`,
-    );
+  const checked = await manifestProblems(ctx, em, auth, type, raw);
+  if (checked.publisherMismatch) throw forbidden(checked.publisherMismatch);
+  if (!checked.manifest || checked.errors.length > 0) {
+    throw validationFailed(checked.errors, 'The manifest does not pass the marketplace rules');
   }
-  const result = validateManifest(type, raw, manifestContext(ctx.config));
-  const errors = result.ok ? [] : [...result.errors];
-  if (type === 'agent' && Array.isArray(raw.tools)) {
-    const ids = raw.tools.filter((t): t is string => typeof t === 'string' && t.length <= 64);
-    const approved = ids.length
-      ? await em.find(MarketplaceItem, { id: ids, type: 'tool', status: 'approved' }, { fields: ['id'] })
-      : [];
-    raw.tools.forEach((t, i) => {
-      if (typeof t === 'string' && !approved.some((a) => a.id === t)) {
-        errors.push(`manifest.tools.${i}: "${t}" is not an approved marketplace tool`);
-      }
-    });
-  }
-  if (!result.ok || errors.length > 0) {
-    throw validationFailed(errors, 'The manifest does not pass the marketplace rules');
-  }
-  return result.manifest;
+  return checked.manifest;
 }
 
 /** A new version row and its review row (committed together, in the caller's transaction). */
