@@ -20,6 +20,7 @@ import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
 import { ToolSchema } from '../tools/tool.entity';
+import { WorkflowVersionSchema } from '../voice-workflows/workflow-version.entity';
 import { WorkflowDefinitionSchema, WorkflowExecutionSchema } from '../voice-workflows/workflow.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
 import { WebhookSchema } from '../webhooks/webhook.entity';
@@ -40,6 +41,7 @@ export const entities = [
   ToolSchema,
   WorkflowDefinitionSchema,
   WorkflowExecutionSchema,
+  WorkflowVersionSchema,
   PersonaSchema,
   ReviewSchema,
   SessionSchema,

@@ -7,10 +7,13 @@ import { definitionProblems, findWorkflow } from './workflows.service';
 
 /**
  * A dry run: the same interpreter, in this process, with `mcp_call` and `llm_prompt` answered from
- * `mocks` (null when not mocked, with a warning). No side effects, no events, no history.
+ * `mocks` (null when not mocked, with a warning). No side effects, no events, no history. With
+ * `nodes` and `edges`, the draft graph they make is run instead of the saved one.
  */
 export async function dryRunWorkflow(em: EntityManager, owner: Owner, id: string, body: DryRunInput) {
-  const workflow = await findWorkflow(em, owner, id);
+  const saved = await findWorkflow(em, owner, id);
+  // a draft graph from the builder, or the saved one
+  const workflow = { ...saved, nodes: body.nodes ?? saved.nodes, edges: body.edges ?? saved.edges };
   const problems = await definitionProblems(em, owner, workflow);
   const mocks = body.mocks ?? {};
   const byId = new Map(workflow.nodes.map((n) => [n.id, n]));

@@ -5,6 +5,7 @@ import { ok, paged } from '../http/envelope';
 import { dryRunWorkflow } from './dry-run.service';
 import { executeWorkflowById, getExecution, listExecutions } from './runs.service';
 import { triggerWorkflow } from './trigger.service';
+import { listVersions } from './versions.service';
 import {
   CreateWorkflowBody,
   DeletedWorkflow,
@@ -15,6 +16,7 @@ import {
   ExecutionIdParams,
   ExecutionList,
   ListExecutionsQuery,
+  ListVersionsQuery,
   ListWorkflowsQuery,
   TriggeredEnvelope,
   TriggerWorkflowBody,
@@ -22,6 +24,7 @@ import {
   WorkflowEnvelope,
   WorkflowIdParams,
   WorkflowList,
+  WorkflowVersionList,
 } from './workflows.schemas';
 import {
   createWorkflow,
@@ -123,12 +126,27 @@ export function mountWorkflowRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
       path: '/workflows/:id/test',
       summary: 'Dry-run a workflow',
       description:
-        'The same interpreter with no side effects: mcp_call and llm_prompt results come from `mocks` (null when absent, with a warning); no events, nothing in the history. An invalid definition or mock is a 400 listing every problem.',
+        'The same interpreter with no side effects: mcp_call and llm_prompt results come from `mocks` (null when absent, with a warning); no events, nothing in the history. With `nodes` and `edges`, a draft graph (not saved) is run instead of the saved one. An invalid definition or mock is a 400 listing every problem.',
       scope: 'workflows:write',
       params: WorkflowIdParams,
       body: DryRunBody,
       success: { description: 'The full trace', schema: DryRunEnvelope },
       handler: async ({ auth, params, body }) => ok(await dryRunWorkflow(em(), auth, params.id, body)),
+    })
+    .route({
+      method: 'get',
+      path: '/workflows/:id/versions',
+      summary: 'Version history of a workflow',
+      description:
+        'Every saved definition (version 1 at creation, one more at each update), newest first. To restore one, PUT its name, trigger, nodes and edges: that saves them as a new version.',
+      scope: 'workflows:read',
+      params: WorkflowIdParams,
+      query: ListVersionsQuery,
+      success: { description: 'Versions, newest first', schema: WorkflowVersionList },
+      handler: async ({ auth, params, query }) => {
+        const { data, total } = await listVersions(em(), auth, params.id, query);
+        return paged(data, { total, limit: query.limit, offset: query.offset });
+      },
     })
     .route({
       method: 'get',

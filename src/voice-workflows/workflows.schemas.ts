@@ -139,6 +139,14 @@ export const DryRunBody = z
     mocks: z.record(z.string(), z.unknown()).optional().meta({
       description: 'Result of each mcp_call / llm_prompt node, by node id (unmocked ones give null)',
     }),
+    nodes: definition.nodes.optional().meta({
+      description: 'A draft graph to dry-run instead of the saved one (with `edges`; validated the same way)',
+    }),
+    edges: definition.edges.optional(),
+  })
+  .refine((b) => (b.nodes === undefined) === (b.edges === undefined), {
+    message: 'a draft graph needs both nodes and edges',
+    path: ['edges'],
   })
   .meta({ id: 'DryRunWorkflowRequest' });
 export type DryRunInput = z.infer<typeof DryRunBody>;
@@ -208,9 +216,21 @@ export const TriggeredRecord = ExecutionRecord.extend({
   id: 'TriggeredWorkflowExecution',
 });
 
+export const WorkflowVersionRecord = WorkflowRecord.pick({
+  version: true,
+  name: true,
+  description: true,
+  trigger: true,
+  nodes: true,
+  edges: true,
+})
+  .extend({ createdAt: timestamp().meta({ description: 'When this version was saved' }) })
+  .meta({ id: 'WorkflowVersion' });
+
 export const WorkflowIdParams = z.object({ id: z.string().max(64) });
 export const ExecutionIdParams = z.object({ id: z.string().max(64), executionId: z.string().max(64) });
 export const ListWorkflowsQuery = z.strictObject({ ...paginationQuery });
+export const ListVersionsQuery = z.strictObject({ ...paginationQuery });
 export const ListExecutionsQuery = z.strictObject({
   status: z.enum(EXECUTION_STATUSES).optional(),
   ...paginationQuery,
@@ -222,5 +242,6 @@ export const WorkflowList = pagedEnvelopeOf(WorkflowRecord);
 export const DeletedWorkflow = envelopeOf(z.object({ deleted: z.literal(true), id: z.string() }));
 export const ExecutionEnvelope = envelopeOf(ExecutionRecord);
 export const ExecutionList = pagedEnvelopeOf(ExecutionRecord);
+export const WorkflowVersionList = pagedEnvelopeOf(WorkflowVersionRecord);
 export const DryRunEnvelope = envelopeOf(DryRunRecord);
 export const TriggeredEnvelope = envelopeOf(TriggeredRecord);

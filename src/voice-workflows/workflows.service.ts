@@ -1,11 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
-import { validationFailed } from '../http/errors';
+import { conflict, validationFailed } from '../http/errors';
 import { McpServer } from '../mcp';
 import { graphProblems, type WorkflowGraph } from './graph';
 import { WorkflowDefinition } from './workflow.entity';
+import { WorkflowVersion } from './workflow-version.entity';
 import type { CreateWorkflowInput, UpdateWorkflowInput } from './workflows.schemas';
 
 export function workflowView(w: WorkflowDefinition) {
@@ -59,6 +60,20 @@ async function checkDefinition(em: EntityManager, owner: Owner, graph: WorkflowG
   }
 }
 
+/** Keeps the workflow's definition as its current version; written by the flush that saves it. */
+function recordVersion(em: EntityManager, w: WorkflowDefinition): void {
+  em.create(WorkflowVersion, {
+    workflowId: w.id,
+    version: w.version,
+    name: w.name,
+    description: w.description ?? null,
+    trigger: w.trigger,
+    nodes: w.nodes,
+    edges: w.edges,
+    createdAt: w.updatedAt,
+  });
+}
+
 export async function createWorkflow(em: EntityManager, owner: Owner, input: CreateWorkflowInput) {
   await checkDefinition(em, owner, input);
   const workflow = em.create(WorkflowDefinition, {
@@ -70,6 +85,7 @@ export async function createWorkflow(em: EntityManager, owner: Owner, input: Cre
     nodes: input.nodes,
     edges: input.edges,
   });
+  recordVersion(em, workflow);
   await em.flush();
   return workflowView(workflow);
 }
@@ -100,7 +116,16 @@ export async function updateWorkflow(
   };
   await checkDefinition(em, owner, next);
   em.assign(workflow, { ...next, version: workflow.version + 1, updatedAt: new Date() });
-  await em.flush();
+  recordVersion(em, workflow);
+  try {
+    await em.flush();
+  } catch (error) {
+    // another update saved this version number first: this one changed nothing
+    if (error instanceof UniqueConstraintViolationException) {
+      throw conflict('The workflow was updated at the same time; load it again and retry');
+    }
+    throw error;
+  }
   return workflowView(workflow);
 }
 

@@ -15,6 +15,7 @@ import { Migration20261125100000SessionTurnRounds } from './Migration20261125100
 import { Migration20261125200000TurnIdentity } from './Migration20261125200000TurnIdentity';
 import { Migration20261126000000TurnEngine } from './Migration20261126000000TurnEngine';
 import { Migration20261126100000TurnRecordings } from './Migration20261126100000TurnRecordings';
+import { Migration20261126200000WorkflowVersions } from './Migration20261126200000WorkflowVersions';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125200000TurnIdentity', class: Migration20261125200000TurnIdentity },
   { name: 'Migration20261126000000TurnEngine', class: Migration20261126000000TurnEngine },
   { name: 'Migration20261126100000TurnRecordings', class: Migration20261126100000TurnRecordings },
+  { name: 'Migration20261126200000WorkflowVersions', class: Migration20261126200000WorkflowVersions },
 ];
