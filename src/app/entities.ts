@@ -20,8 +20,8 @@ import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
 import { ToolSchema } from '../tools/tool.entity';
-import { WorkflowVersionSchema } from '../voice-workflows/workflow-version.entity';
 import { WorkflowDefinitionSchema, WorkflowExecutionSchema } from '../voice-workflows/workflow.entity';
+import { WorkflowVersionSchema } from '../voice-workflows/workflow-version.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
 import { WebhookSchema } from '../webhooks/webhook.entity';
 
