@@ -31,6 +31,7 @@ const NAV = [
   { to: '/keys', label: 'API keys' },
   { to: '/personas', label: 'Personas' },
   { to: '/voices', label: 'Voices' },
+  { to: '/tools', label: 'Tools' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/sessions', label: 'Sessions' },

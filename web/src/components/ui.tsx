@@ -86,6 +86,11 @@ const STATUS_COLORS: Record<string, string> = {
   ended: 'gray.8',
   approved: GOOD,
   pending_review: 'blue.9',
+  connected: GOOD,
+  error: 'red.9',
+  unknown: 'gray.8',
+  expired: WARN,
+  revoked: 'gray.8',
 };
 
 /** A status as an outlined badge, in a shade dark enough for text contrast. */

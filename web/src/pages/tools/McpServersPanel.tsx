@@ -1,0 +1,75 @@
+import { Anchor, Button } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, environmentStore, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
+import { type Column, DataTable } from '../../components/DataTable';
+import { ListBody } from '../../components/ListPage';
+import { formatTime, StatusBadge } from '../../components/ui';
+import { useStoredValue } from '../../store';
+import { PanelHeader } from './PanelHeader';
+import { RegisterMcpServerDialog } from './RegisterMcpServerDialog';
+
+type McpServer = components['schemas']['McpServer'];
+
+const COLUMNS: Column<McpServer>[] = [
+  {
+    header: 'Name',
+    cell: (s) => (
+      <Anchor component={Link} to={`/tools/mcp-servers/${s.id}`}>
+        {s.name}
+      </Anchor>
+    ),
+  },
+  { header: 'Endpoint', cell: (s) => s.endpoint, style: { wordBreak: 'break-all' } },
+  { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
+  { header: 'Tools', cell: (s) => s.toolCount },
+  { header: 'Last connected', cell: (s) => formatTime(s.lastConnectedAt) },
+];
+
+/** The environment's MCP servers: list, register (then its page). */
+export function McpServersPanel() {
+  const environment = useStoredValue(environmentStore);
+  const navigate = useNavigate();
+  const [registering, setRegistering] = useState(false);
+  const servers = useQuery({
+    queryKey: ['mcp-servers', environment],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 100 } } })),
+  });
+  return (
+    <>
+      <PanelHeader
+        title="MCP servers"
+        description={`Servers whose tools your agents can call (${environment} environment).`}
+        action={<Button onClick={() => setRegistering(true)}>Register MCP server</Button>}
+      />
+      <ListBody
+        items={servers.data?.data}
+        pending={servers.isPending}
+        error={servers.error}
+        empty={<>No MCP servers in the {environment} environment.</>}
+      >
+        {(rows) => (
+          <DataTable
+            label="MCP servers"
+            minWidth={720}
+            striped
+            rows={rows}
+            columns={COLUMNS}
+            rowKey={(s) => s.id}
+          />
+        )}
+      </ListBody>
+      <RegisterMcpServerDialog
+        opened={registering}
+        onClose={() => setRegistering(false)}
+        onCreated={(id) => {
+          setRegistering(false);
+          navigate(`/tools/mcp-servers/${id}`);
+        }}
+      />
+    </>
+  );
+}
