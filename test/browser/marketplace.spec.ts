@@ -11,7 +11,7 @@ test.afterAll(async () => {
   await mcp.close();
 });
 
-test('marketplace: find a tool, install it with its permissions, see it installed, uninstall; publisher items and analytics', async ({
+test("marketplace: find a tool, install it with its permissions, see it installed, uninstall; publisher items and an item's analytics", async ({
   page,
 }) => {
   const email = newEmail('market');
@@ -54,7 +54,8 @@ test('marketplace: find a tool, install it with its permissions, see it installe
   await expect(page.getByText(`Publishing as ${email} (${me.publisherId})`)).toBeVisible();
   const item = page.getByRole('row', { name: /Sum Machine/ });
   await expect(item).toContainText('approved');
-  await item.getByRole('button', { name: 'Sum Machine' }).click();
+  await item.getByRole('link', { name: 'Sum Machine' }).click();
+  await expect(page).toHaveURL(new RegExp(`/console/marketplace/publishing/${toolId}$`));
   const analytics = page.getByTestId('item-analytics');
   await expect(analytics).toContainText(`Analytics of ${toolId}`);
   const figures = await api('GET', `/api/marketplace/publisher/${toolId}/analytics?period=30d`, {

@@ -1,42 +1,23 @@
-import { Tabs } from '@mantine/core';
-import { useSearchParams } from 'react-router';
-import { PageHeader } from '../components/ui';
-import { BrowseTab } from './marketplace/BrowseTab';
-import { InstalledTab } from './marketplace/InstalledTab';
-import { PublishingTab } from './marketplace/PublishingTab';
+import { Navigate, Route, Routes } from 'react-router';
+import { ItemPage } from './marketplace/ItemPage';
+import { MarketplaceTabs } from './marketplace/MarketplaceTabs';
+import { PublishedItemPage } from './marketplace/PublishedItemPage';
+import { NewVersionPage, PublishPage } from './marketplace/PublishPage';
 
-const TABS = ['browse', 'installed', 'publishing'] as const;
-
-/** Marketplace: browse and install tools and agents, your installations, your published items and their analytics. */
+/**
+ * The marketplace's pages: the tabs (browse, installed, publishing), an item's page, the publish
+ * form, and a published item's page (review, versions, removal, analytics) with its new-version form.
+ */
 export default function MarketplacePage() {
-  const [params, setParams] = useSearchParams();
-  const tab = (TABS as readonly string[]).includes(params.get('tab') ?? '') ? params.get('tab')! : 'browse';
   return (
-    <>
-      <PageHeader
-        title="Marketplace"
-        description="Tools and agents published by developers; install them for your account, or publish your own."
-      />
-      <Tabs
-        value={tab}
-        onChange={(v) => setParams(v && v !== 'browse' ? { tab: v } : {}, { replace: true })}
-        keepMounted={false}
-      >
-        <Tabs.List mb="md">
-          <Tabs.Tab value="browse">Browse</Tabs.Tab>
-          <Tabs.Tab value="installed">Installed</Tabs.Tab>
-          <Tabs.Tab value="publishing">Publishing</Tabs.Tab>
-        </Tabs.List>
-        <Tabs.Panel value="browse">
-          <BrowseTab />
-        </Tabs.Panel>
-        <Tabs.Panel value="installed">
-          <InstalledTab />
-        </Tabs.Panel>
-        <Tabs.Panel value="publishing">
-          <PublishingTab />
-        </Tabs.Panel>
-      </Tabs>
-    </>
+    <Routes>
+      <Route index element={<MarketplaceTabs />} />
+      <Route path="tools/:id" element={<ItemPage type="tool" />} />
+      <Route path="agents/:id" element={<ItemPage type="agent" />} />
+      <Route path="publish" element={<PublishPage />} />
+      <Route path="publishing/:id" element={<PublishedItemPage />} />
+      <Route path="publishing/:id/new-version" element={<NewVersionPage />} />
+      <Route path="*" element={<Navigate to="/marketplace" replace />} />
+    </Routes>
   );
 }

@@ -1,4 +1,5 @@
 import {
+  Anchor,
   Badge,
   Button,
   Card,
@@ -13,10 +14,12 @@ import {
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { ListBody } from '../../components/ListPage';
 import { formatNumber, GOOD } from '../../components/ui';
 import { InstallDialog } from './InstallDialog';
+import { activeInstallationOf, type Installation, itemPath, useInstallations, useUninstall } from './queries';
 import type { ItemSummary, ItemType } from './types';
 
 /** The published tools or agents matching a search (the first 50) and how many match in all. */
@@ -35,13 +38,15 @@ function useBrowse(type: ItemType, q: string) {
   });
 }
 
-/** The "Browse" tab: search tools or agents, install one. */
+/** The "Browse" tab: search tools or agents, install one; those installed say so, with Uninstall. */
 export function BrowseTab() {
   const [type, setType] = useState<ItemType>('tool');
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 300);
   const [installing, setInstalling] = useState<ItemSummary | null>(null);
   const found = useBrowse(type, q);
+  const installs = useInstallations();
+  const uninstall = useUninstall();
   return (
     <Stack gap="md">
       <Group align="flex-end" gap="sm">
@@ -65,7 +70,7 @@ export function BrowseTab() {
       <ListBody
         items={found.data?.items}
         pending={found.isPending}
-        error={found.error}
+        error={found.error ?? installs.error ?? uninstall.error}
         empty={<>Nothing {q ? `matches “${q}”` : 'published yet'}.</>}
       >
         {(items) => (
@@ -73,7 +78,15 @@ export function BrowseTab() {
             <Text size="sm">{formatNumber(found.data?.totalCount ?? 0)} found</Text>
             <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
               {items.map((item) => (
-                <MarketItemCard key={item.id} item={item} onInstall={() => setInstalling(item)} />
+                <MarketItemCard
+                  key={item.id}
+                  item={item}
+                  type={type}
+                  installation={activeInstallationOf(installs.data, item.id)}
+                  uninstallingId={uninstall.isPending ? uninstall.variables?.id : undefined}
+                  onInstall={() => setInstalling(item)}
+                  onUninstall={(i) => uninstall.mutate({ id: i.id, itemType: type })}
+                />
               ))}
             </SimpleGrid>
           </>
@@ -84,14 +97,25 @@ export function BrowseTab() {
   );
 }
 
-/** One tool or agent: name, publisher, version, installs, pricing, description and its Install button. */
-function MarketItemCard({ item, onInstall }: { item: ItemSummary; onInstall(): void }) {
+/** One tool or agent: name (its page), publisher, version, installs, pricing, description; Install, or Installed and Uninstall. */
+function MarketItemCard(props: {
+  item: ItemSummary;
+  type: ItemType;
+  installation: Installation | undefined;
+  uninstallingId: string | undefined;
+  onInstall(): void;
+  onUninstall(installation: Installation): void;
+}) {
+  const { item, installation } = props;
+  const path = itemPath(props.type, item.id);
   return (
     <Card withBorder component="article" data-testid={`market-item-${item.id}`}>
       <Stack gap={6}>
         <Group justify="space-between" wrap="nowrap" align="flex-start">
           <Title order={2} size="h4">
-            {'displayName' in item ? item.displayName : item.name}
+            <Anchor component={Link} to={path} inherit>
+              {'displayName' in item ? item.displayName : item.name}
+            </Anchor>
           </Title>
           {item.verified ? (
             <Badge variant="outline" color={GOOD}>
@@ -104,10 +128,28 @@ function MarketItemCard({ item, onInstall }: { item: ItemSummary; onInstall(): v
           {item.pricing.model}
         </Text>
         <Text size="sm">{item.description}</Text>
-        <Group justify="flex-end">
-          <Button size="xs" onClick={onInstall}>
-            Install
-          </Button>
+        <Group justify="flex-end" gap="sm">
+          {installation ? (
+            <>
+              <Anchor component={Link} to={`${path}#installation`} size="sm" c={GOOD} fw={700}>
+                Installed
+              </Anchor>
+              <Button
+                size="xs"
+                variant="outline"
+                color="red.8"
+                loading={props.uninstallingId === installation.id}
+                onClick={() => props.onUninstall(installation)}
+                aria-label={`Uninstall ${item.name}`}
+              >
+                Uninstall
+              </Button>
+            </>
+          ) : (
+            <Button size="xs" onClick={props.onInstall} aria-label={`Install ${item.name}`}>
+              Install
+            </Button>
+          )}
         </Group>
       </Stack>
     </Card>

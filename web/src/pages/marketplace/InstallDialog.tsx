@@ -1,27 +1,15 @@
 import { Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import type { components } from '../../api/schema';
 import { ErrorAlert, formatNumber, GOOD, PageLoader } from '../../components/ui';
-import type { ItemSummary, ItemType } from './types';
+import { type ItemDetail, useItemDetail } from './queries';
+import type { ItemType } from './types';
 
-type ItemDetail =
-  | components['schemas']['MarketplaceToolDetail']['tool']
-  | components['schemas']['MarketplaceAgentDetail']['agent'];
-
-/** A tool's or agent's detail (its permissions and quotas), loaded while its install dialog is open. */
-function useItemDetail(type: ItemType, item: ItemSummary | null) {
-  return useQuery({
-    queryKey: ['marketplace', 'detail', type, item?.id],
-    enabled: item !== null,
-    queryFn: async (): Promise<ItemDetail> => {
-      const id = item!.id;
-      return type === 'tool'
-        ? unwrap(await api.GET('/api/marketplace/browse/tools/{id}', { params: { path: { id } } })).tool
-        : unwrap(await api.GET('/api/marketplace/browse/agents/{id}', { params: { path: { id } } })).agent;
-    },
-  });
+/** What the install dialog is opened for: a tool or agent by id and name. */
+export interface InstallTarget {
+  id: string;
+  name: string;
 }
 
 /** "Install …": the item's description, quotas and permissions (all granted unless unticked), then install. */
@@ -30,13 +18,13 @@ export function InstallDialog({
   type,
   onClose,
 }: {
-  item: ItemSummary | null;
+  item: InstallTarget | null;
   type: ItemType;
   onClose(): void;
 }) {
   const queryClient = useQueryClient();
   const [granted, setGranted] = useState<string[] | null>(null);
-  const detail = useItemDetail(type, item);
+  const detail = useItemDetail(type, item?.id);
   const permissions = detail.data?.permissions ?? [];
   const chosen = granted ?? permissions;
   const install = useMutation({

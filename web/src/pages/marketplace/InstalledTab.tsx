@@ -1,13 +1,10 @@
-import { Button, Text, VisuallyHidden } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../api/client';
-import type { components } from '../../api/schema';
+import { Anchor, Button, Text, VisuallyHidden } from '@mantine/core';
+import { Link } from 'react-router';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ListBody } from '../../components/ListPage';
 import { formatTime, StatusBadge } from '../../components/ui';
-import type { ItemType } from './types';
-
-type Installation = components['schemas']['MarketplaceInstallation'];
+import { QuotaUse } from './QuotaUse';
+import { type Installation, itemPath, useInstallations, useUninstall } from './queries';
 
 /** The installations table's columns; active ones have an Uninstall button (busy while theirs runs). */
 function installationColumns(
@@ -19,7 +16,9 @@ function installationColumns(
       header: 'Item',
       cell: (i) => (
         <>
-          {i.itemName}{' '}
+          <Anchor component={Link} to={itemPath(i.itemType, i.itemId)}>
+            {i.itemName}
+          </Anchor>{' '}
           <Text span size="xs">
             v{i.version}
           </Text>
@@ -36,6 +35,7 @@ function installationColumns(
         </>
       ),
     },
+    { header: 'Quota use', cell: (i) => <QuotaUse itemId={i.itemId} itemName={i.itemName} /> },
     { header: 'Permissions', cell: (i) => i.grantedPermissions.join(', ') || '—' },
     { header: 'Installed', cell: (i) => formatTime(i.installedAt) },
     {
@@ -57,26 +57,16 @@ function installationColumns(
   ];
 }
 
-/** The "Installed" tab: the account's installations, uninstall. */
+/** The "Installed" tab: the account's installations with this month's quota use, uninstall. */
 export function InstalledTab() {
-  const queryClient = useQueryClient();
-  const installs = useQuery({
-    queryKey: ['marketplace', 'installs'],
-    queryFn: async () => unwrap(await api.GET('/api/marketplace/install/list')),
-  });
-  const uninstall = useMutation({
-    mutationFn: async (i: { id: string; itemType: ItemType }) =>
-      i.itemType === 'tool'
-        ? unwrap(await api.DELETE('/api/marketplace/install/tool/{id}', { params: { path: { id: i.id } } }))
-        : unwrap(await api.DELETE('/api/marketplace/install/agent/{id}', { params: { path: { id: i.id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['marketplace'] }),
-  });
+  const installs = useInstallations();
+  const uninstall = useUninstall();
   const columns = installationColumns(uninstall.isPending ? uninstall.variables?.id : undefined, (i) =>
     uninstall.mutate({ id: i.id, itemType: i.itemType }),
   );
   return (
     <ListBody
-      items={installs.data?.installations}
+      items={installs.data}
       pending={installs.isPending}
       error={installs.error ?? uninstall.error}
       empty="Nothing installed yet."
@@ -84,7 +74,7 @@ export function InstalledTab() {
       {(rows) => (
         <DataTable
           label="Installations"
-          minWidth={640}
+          minWidth={760}
           striped
           rows={rows}
           columns={columns}

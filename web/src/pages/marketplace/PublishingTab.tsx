@@ -1,51 +1,42 @@
-import { Anchor, Paper, SimpleGrid, Stack, Text, UnstyledButton } from '@mantine/core';
+import { Anchor, Button, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ListBody } from '../../components/ListPage';
 import { ErrorAlert, formatNumber, formatTime, StatusBadge } from '../../components/ui';
-import { ItemAnalytics } from './ItemAnalytics';
+import { publishedItemPath } from './queries';
 
 type PublisherProfile = components['schemas']['MarketplacePublisherProfile'];
 type PublishedItem = components['schemas']['MarketplacePublisherItem'];
 
-/** The published items table's columns; an item's name opens (and closes) its analytics. */
-function publishedItemColumns(
-  selected: string | null,
-  onSelect: (id: string) => void,
-): Column<PublishedItem>[] {
-  return [
-    {
-      header: 'Item',
-      cell: (item) => (
-        <UnstyledButton
-          onClick={() => onSelect(item.id)}
-          aria-pressed={selected === item.id}
-          style={{ textDecoration: 'underline', color: 'var(--mantine-color-anchor)' }}
-        >
-          {item.name}
-        </UnstyledButton>
-      ),
-    },
-    { header: 'Type', cell: (item) => item.type },
-    {
-      header: 'Version',
-      cell: (item) => (
-        <>
-          {item.version}
-          {item.pendingVersion ? ` (${item.pendingVersion} in review)` : ''}
-        </>
-      ),
-    },
-    { header: 'Status', cell: (item) => <StatusBadge status={item.status} /> },
-    { header: 'Installs', cell: (item) => formatNumber(item.activeInstalls) },
-    { header: 'Published', cell: (item) => formatTime(item.publishedAt) },
-  ];
-}
+/** The published items table's columns; an item's name opens its page (review, versions, analytics). */
+const COLUMNS: Column<PublishedItem>[] = [
+  {
+    header: 'Item',
+    cell: (item) => (
+      <Anchor component={Link} to={publishedItemPath(item.id)}>
+        {item.name}
+      </Anchor>
+    ),
+  },
+  { header: 'Type', cell: (item) => item.type },
+  {
+    header: 'Version',
+    cell: (item) => (
+      <>
+        {item.version}
+        {item.pendingVersion ? ` (${item.pendingVersion} in review)` : ''}
+      </>
+    ),
+  },
+  { header: 'Status', cell: (item) => <StatusBadge status={item.status} /> },
+  { header: 'Installs', cell: (item) => formatNumber(item.activeInstalls) },
+  { header: 'Published', cell: (item) => formatTime(item.publishedAt) },
+];
 
-/** The "Publishing" tab: the account as a publisher, its items, and the analytics of the one chosen. */
+/** The "Publishing" tab: the account as a publisher and its items, each opening its own page. */
 export function PublishingTab() {
   const profile = useQuery({
     queryKey: ['marketplace', 'profile'],
@@ -55,8 +46,6 @@ export function PublishingTab() {
     queryKey: ['marketplace', 'publisher-items'],
     queryFn: async () => unwrap(await api.GET('/api/marketplace/publisher/items')),
   });
-  const [selected, setSelected] = useState<string | null>(null);
-  const columns = publishedItemColumns(selected, (id) => setSelected(selected === id ? null : id));
   return (
     <Stack gap="md">
       <ErrorAlert error={profile.error ?? items.error} />
@@ -65,6 +54,11 @@ export function PublishingTab() {
         items={items.data?.items}
         pending={items.isPending}
         empty="You have not published anything yet."
+        emptyAction={
+          <Button component={Link} to="/marketplace/publish" variant="outline">
+            Publish a tool or agent
+          </Button>
+        }
       >
         {(rows) => (
           <DataTable
@@ -72,17 +66,16 @@ export function PublishingTab() {
             minWidth={640}
             striped
             rows={rows}
-            columns={columns}
+            columns={COLUMNS}
             rowKey={(i) => i.id}
           />
         )}
       </ListBody>
-      {selected ? <ItemAnalytics itemId={selected} /> : null}
     </Stack>
   );
 }
 
-/** The publisher's counts of items, who it publishes as, and where to submit. */
+/** The publisher's counts of items and who it publishes as. */
 function PublisherSummary({ profile }: { profile: PublisherProfile }) {
   const counts = [
     ['Tools', profile.stats.totalTools],
@@ -106,11 +99,7 @@ function PublisherSummary({ profile }: { profile: PublisherProfile }) {
       </SimpleGrid>
       <Text size="sm">
         Publishing as {profile.publisherName} ({profile.publisherId}) ·{' '}
-        {profile.verified ? 'verified publisher' : 'community publisher'}. Submit items with{' '}
-        <Anchor href="/docs" target="_blank">
-          POST /api/marketplace/publisher/submit
-        </Anchor>
-        .
+        {profile.verified ? 'verified publisher' : 'community publisher'}.
       </Text>
     </>
   );
