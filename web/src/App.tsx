@@ -15,6 +15,7 @@ const WebhookPage = lazy(() => import('./pages/Webhook'));
 const WorkflowsPage = lazy(() => import('./pages/Workflows'));
 const WorkflowPage = lazy(() => import('./pages/Workflow'));
 const WorkflowBuilderPage = lazy(() => import('./pages/WorkflowBuilder'));
+const WorkflowBuilderPage = lazy(() => import('./pages/WorkflowBuilder'));
 const SessionsPage = lazy(() => import('./pages/Sessions'));
 const SessionPage = lazy(() => import('./pages/Session'));
 const MarketplacePage = lazy(() => import('./pages/Marketplace'));
@@ -55,7 +56,9 @@ export function App() {
           <Route path="webhooks/:id" element={<WebhookPage />} />
           <Route path="workflows" element={<WorkflowsPage />} />
           <Route path="workflows/new" element={<WorkflowBuilderPage />} />
+          <Route path="workflows/new" element={<WorkflowBuilderPage />} />
           <Route path="workflows/:id" element={<WorkflowPage />} />
+          <Route path="workflows/:id/edit" element={<WorkflowBuilderPage />} />
           <Route path="workflows/:id/edit" element={<WorkflowBuilderPage />} />
           <Route path="sessions" element={<SessionsPage />} />
           <Route path="sessions/:id" element={<SessionPage />} />

@@ -1,4 +1,4 @@
-import { Anchor, Paper, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Paper, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
@@ -68,7 +68,15 @@ export default function WorkflowPage() {
       <Anchor component={Link} to="/workflows" size="sm">
         ← Workflows
       </Anchor>
-      <PageHeader title={w.name} description={summary(w)} />
+      <PageHeader
+        title={w.name}
+        description={summary(w)}
+        actions={
+          <Button component={Link} to={`/workflows/${w.id}/edit`} size="xs">
+            Edit in the builder
+          </Button>
+        }
+      />
       <Stack gap="md">
         <Paper withBorder>
           <WorkflowGraph

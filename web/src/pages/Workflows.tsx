@@ -1,4 +1,4 @@
-import { Anchor } from '@mantine/core';
+import { Anchor, Button } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
@@ -40,11 +40,16 @@ export default function WorkflowsPage() {
   return (
     <ListPage
       title="Workflows"
-      description={`Voice-triggered workflows (${environment} environment): their graphs and executions.`}
+      description={`Voice-triggered workflows (${environment} environment): build them, try them, and follow their executions.`}
+      actions={
+        <Button component={Link} to="/workflows/new" size="xs">
+          New workflow
+        </Button>
+      }
       items={workflows.data}
       pending={workflows.isPending}
       error={workflows.error}
-      empty={<>No workflows in the {environment} environment. Create them through the platform API.</>}
+      empty={<>No workflows in the {environment} environment yet: build one with New workflow.</>}
     >
       {(rows) => (
         <DataTable
