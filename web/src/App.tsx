@@ -15,12 +15,12 @@ const WebhookPage = lazy(() => import('./pages/Webhook'));
 const WorkflowsPage = lazy(() => import('./pages/Workflows'));
 const WorkflowPage = lazy(() => import('./pages/Workflow'));
 const WorkflowBuilderPage = lazy(() => import('./pages/WorkflowBuilder'));
-const WorkflowBuilderPage = lazy(() => import('./pages/WorkflowBuilder'));
 const SessionsPage = lazy(() => import('./pages/Sessions'));
 const SessionPage = lazy(() => import('./pages/Session'));
 const MarketplacePage = lazy(() => import('./pages/Marketplace'));
 const ToolsPage = lazy(() => import('./pages/Tools'));
 const McpServerPage = lazy(() => import('./pages/McpServer'));
+const OAuthCallbackPage = lazy(() => import('./pages/tools/OAuthCallbackPage'));
 const AuthCallbackPage = lazy(() => import('./pages/AuthCallback'));
 
 // the landing page is in the first bundle (one round trip less on the first load); the others load on demand
@@ -56,15 +56,14 @@ export function App() {
           <Route path="webhooks/:id" element={<WebhookPage />} />
           <Route path="workflows" element={<WorkflowsPage />} />
           <Route path="workflows/new" element={<WorkflowBuilderPage />} />
-          <Route path="workflows/new" element={<WorkflowBuilderPage />} />
           <Route path="workflows/:id" element={<WorkflowPage />} />
-          <Route path="workflows/:id/edit" element={<WorkflowBuilderPage />} />
           <Route path="workflows/:id/edit" element={<WorkflowBuilderPage />} />
           <Route path="sessions" element={<SessionsPage />} />
           <Route path="sessions/:id" element={<SessionPage />} />
           <Route path="marketplace/*" element={<MarketplacePage />} />
           <Route path="tools" element={<ToolsPage />} />
           <Route path="tools/mcp-servers/:id" element={<McpServerPage />} />
+          <Route path="tools/oauth/callback" element={<OAuthCallbackPage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>

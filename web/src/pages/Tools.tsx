@@ -3,12 +3,14 @@ import { useSearchParams } from 'react-router';
 import { PageHeader } from '../components/ui';
 import { CustomToolsPanel } from './tools/CustomToolsPanel';
 import { McpServersPanel } from './tools/McpServersPanel';
+import { OAuthPanel } from './tools/OAuthPanel';
 import { SecretsPanel } from './tools/SecretsPanel';
 
 const TABS = [
   { value: 'mcp', label: 'MCP servers', panel: <McpServersPanel /> },
   { value: 'custom', label: 'Custom tools', panel: <CustomToolsPanel /> },
   { value: 'secrets', label: 'Secrets', panel: <SecretsPanel /> },
+  { value: 'oauth', label: 'OAuth', panel: <OAuthPanel /> },
 ] as const;
 
 /** Tools: MCP servers, custom tools, secrets and OAuth connections, one tab each (`?tab=`). */
