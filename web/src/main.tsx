@@ -3,7 +3,7 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
+import { createBrowserRouter, RouterProvider } from 'react-router';
 import { App } from './App';
 import { retryDelayMs, shouldRetry } from './api/retry';
 import { theme } from './theme';
@@ -19,20 +19,23 @@ const queryClient = new QueryClient({
   },
 });
 
+// a data router, so a page can hold a navigation back (useBlocker: the persona editor's unsaved changes);
+// the routes themselves are App's
+const router = createBrowserRouter([{ path: '*', element: <App /> }], { basename: '/console' });
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider
       theme={theme}
       cssVariablesResolver={(t) => ({
         variables: {},
-        light: { '--mantine-color-dimmed': t.colors.gray[7] },
+        // error text (a field's error, its red border) readable on white: red.6 is 3.3:1
+        light: { '--mantine-color-dimmed': t.colors.gray[7], '--mantine-color-error': t.colors.red[9] },
         dark: {},
       })}
     >
       <QueryClientProvider client={queryClient}>
-        <BrowserRouter basename="/console">
-          <App />
-        </BrowserRouter>
+        <RouterProvider router={router} />
       </QueryClientProvider>
     </MantineProvider>
   </StrictMode>,
