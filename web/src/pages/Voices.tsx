@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ListPage } from '../components/ListPage';
 import { VoiceCard } from './voices/VoiceCard';
+import { allVoicesQuery } from './voices/voicePreview';
 
 type Voice = components['schemas']['Voice'];
 type Gender = Voice['gender'];
@@ -16,11 +17,7 @@ export default function VoicesPage() {
   const [gender, setGender] = useState<Gender | null>(null);
   const [category, setCategory] = useState<string | null>(null);
   const [language, setLanguage] = useState<string | null>(null);
-  const all = useQuery({
-    queryKey: ['voices'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/developers/voices')).voices,
-    staleTime: 300_000,
-  });
+  const all = useQuery(allVoicesQuery);
   const filtered = useQuery({
     queryKey: ['voices', gender, category, language],
     queryFn: async () =>

@@ -1,20 +1,15 @@
 import { Badge, Button, Card, Group, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/ui';
+import { PreviewPlayer, useVoicePreview } from './voicePreview';
 
 type Voice = components['schemas']['Voice'];
 
 /** One voice of the catalog: what it is, and a preview of any text played in the page. */
 export function VoiceCard({ voice }: { voice: Voice }) {
   const [text, setText] = useState(voice.sampleText);
-  const preview = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/developers/voices/preview', { body: { voice_id: voice.id, text } }))
-        .preview,
-  });
+  const preview = useVoicePreview();
   return (
     <Card withBorder padding="md" data-testid={`voice-${voice.id}`} component="article">
       <Stack gap="xs">
@@ -54,7 +49,7 @@ export function VoiceCard({ voice }: { voice: Voice }) {
         <Group gap="xs">
           <Button
             size="xs"
-            onClick={() => preview.mutate()}
+            onClick={() => preview.mutate({ voiceId: voice.id, text })}
             loading={preview.isPending}
             disabled={!text.trim()}
           >
@@ -63,17 +58,7 @@ export function VoiceCard({ voice }: { voice: Voice }) {
           {preview.data ? <Text size="xs">{preview.data.duration.toFixed(1)} s</Text> : null}
         </Group>
         <ErrorAlert error={preview.error} title="No preview" />
-        {preview.data ? (
-          // biome-ignore lint/a11y/useMediaCaption: the preview's words are shown beside it
-          <audio
-            controls
-            autoPlay
-            src={preview.data.audioUrl}
-            aria-label={`Preview of ${voice.name}`}
-            style={{ width: '100%' }}
-          />
-        ) : null}
-        {preview.data ? <Text size="xs">“{preview.data.text}”</Text> : null}
+        {preview.data ? <PreviewPlayer preview={preview.data} voiceName={voice.name} /> : null}
       </Stack>
     </Card>
   );
