@@ -25,6 +25,7 @@ test('create, validate live, submit a persona; approved through the admin API, i
   await expectAccessible(page, 'persona draft');
 
   const editor = page.getByLabel('Manifest (JSON)');
+  await page.getByRole('tab', { name: 'JSON' }).click();
   await editor.fill('{ "identity": ');
   await expect(validation).toContainText('The JSON does not parse');
   await expect(page.getByTestId('save-state')).toHaveText('Not saved: fix the JSON');

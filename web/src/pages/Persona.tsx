@@ -1,22 +1,25 @@
-import { Alert, Anchor, Button, Grid } from '@mantine/core';
+import { Alert, Anchor, Box, Button, Grid } from '@mantine/core';
 import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { DeletePersonaDialog } from './personas/DeletePersonaDialog';
-import { ManifestEditor } from './personas/ManifestEditor';
+import { LeaveGuard } from './personas/LeaveGuard';
+import { ManifestTabs } from './personas/ManifestTabs';
 import { ReviewNotice } from './personas/ReviewNotice';
-import { useManifestEditor } from './personas/useManifestEditor';
+import { UnsavedDraftNotice } from './personas/UnsavedDraftNotice';
+import { EDITABLE_STATUSES, useManifestEditor } from './personas/useManifestEditor';
 import { usePersona } from './personas/usePersona';
 import { ValidationPanel } from './personas/ValidationPanel';
 
-const EDITABLE = ['draft', 'rejected'];
 // the call's audio and stream code loads when a call panel is first opened
 const TestCallPanel = lazy(() => import('./test-call/TestCallPanel'));
 
 /**
- * One persona: its manifest in a JSON editor that saves the draft as you type (after a pause) and
- * validates it through the API, listing every error and warning; submit, review notes, unpublish;
- * a test call with it (drafts too).
+ * One persona: its manifest as a form or as JSON (two tabs, one draft) that saves the draft as you
+ * type (after a pause) and validates it through the API, showing each error on its field and listing
+ * every error and warning; a draft the server refuses stays in this browser until saved or
+ * discarded, and leaving with unsaved changes asks first; submit, review notes, unpublish; a test
+ * call with it (drafts too).
  */
 export default function PersonaPage() {
   const { id = '' } = useParams();
@@ -29,10 +32,10 @@ export default function PersonaPage() {
   if (persona.isPending) return <PageLoader />;
   if (!persona.data) return <ErrorAlert error={persona.error} title="The persona did not load" />;
   const p = persona.data;
-  const editable = EDITABLE.includes(p.status);
+  const editable = EDITABLE_STATUSES.includes(p.status);
   const { editor, busy } = manifest;
-  const canSubmit = editable && !busy && editor.kind !== 'invalid-json' && validation.data?.valid === true;
   const settled = !busy && (editor.kind === 'saved' || editor.kind === 'idle');
+  const canSubmit = editable && settled && validation.data?.valid === true;
   return (
     <>
       <Anchor component={Link} to="/personas" size="sm">
@@ -76,6 +79,12 @@ export default function PersonaPage() {
         </Alert>
       ) : null}
       <ReviewNotice persona={p} />
+      <UnsavedDraftNotice
+        editor={editor}
+        heldBack={manifest.heldBack}
+        onRetry={manifest.retry}
+        onDiscard={manifest.discard}
+      />
       {calling ? (
         <Suspense fallback={<PageLoader />}>
           <TestCallPanel personaId={p.id} label={p.name || p.id} />
@@ -83,10 +92,9 @@ export default function PersonaPage() {
       ) : null}
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
-          <ManifestEditor
-            text={manifest.text}
-            editor={editor}
-            onEdit={manifest.onEdit}
+          <ManifestTabs
+            manifest={manifest}
+            ruleErrors={settled ? (validation.data?.errors ?? []) : []}
             readOnlyReason={
               editable
                 ? null
@@ -95,14 +103,18 @@ export default function PersonaPage() {
           />
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
-          <ValidationPanel
-            editor={editor}
-            validation={settled ? validation.data : undefined}
-            pending={busy || validation.isFetching}
-            error={validation.error}
-          />
+          {/* beside the long form, the verdict stays in view while scrolling (wide screens) */}
+          <Box pos={{ base: 'static', md: 'sticky' }} top={80}>
+            <ValidationPanel
+              editor={editor}
+              validation={settled ? validation.data : undefined}
+              pending={busy || validation.isFetching}
+              error={validation.error}
+            />
+          </Box>
         </Grid.Col>
       </Grid>
+      <LeaveGuard unsaved={editable && manifest.unsaved} />
       <DeletePersonaDialog id={id} persona={p} opened={deleting} onClose={() => setDeleting(false)} />
     </>
   );

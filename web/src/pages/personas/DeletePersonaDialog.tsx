@@ -4,6 +4,8 @@ import { useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/ui';
+import { clearStoredDraft } from './draftStore';
+import { LEAVING_FOR_GOOD } from './LeaveGuard';
 
 type Persona = components['schemas']['Persona'];
 
@@ -22,7 +24,8 @@ export function DeletePersonaDialog(props: {
       unwrap(await api.DELETE('/api/v1/developers/personas/{id}', { params: { path: { id: props.id } } })),
     onSuccess: () => {
       queryClient.invalidateQueries({ queryKey: ['personas'] });
-      navigate('/personas');
+      clearStoredDraft(props.id);
+      navigate('/personas', { state: LEAVING_FOR_GOOD });
     },
   });
   return (
