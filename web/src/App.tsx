@@ -21,6 +21,7 @@ const MarketplacePage = lazy(() => import('./pages/Marketplace'));
 const ToolsPage = lazy(() => import('./pages/Tools'));
 const McpServerPage = lazy(() => import('./pages/McpServer'));
 const OAuthCallbackPage = lazy(() => import('./pages/tools/OAuthCallbackPage'));
+const ActivitiesPage = lazy(() => import('./pages/Activities'));
 const AuthCallbackPage = lazy(() => import('./pages/AuthCallback'));
 
 // the landing page is in the first bundle (one round trip less on the first load); the others load on demand
@@ -64,6 +65,7 @@ export function App() {
           <Route path="tools" element={<ToolsPage />} />
           <Route path="tools/mcp-servers/:id" element={<McpServerPage />} />
           <Route path="tools/oauth/callback" element={<OAuthCallbackPage />} />
+          <Route path="activities" element={<ActivitiesPage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>

@@ -32,6 +32,7 @@ const NAV = [
   { to: '/personas', label: 'Personas' },
   { to: '/voices', label: 'Voices' },
   { to: '/tools', label: 'Tools' },
+  { to: '/activities', label: 'Activities' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/sessions', label: 'Sessions' },
