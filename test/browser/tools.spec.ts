@@ -77,6 +77,31 @@ test('register an MCP server with a secret header and see its tools with their s
   await expect(page.getByText(/Listed .*\(cached/)).toBeHidden();
   await expectAccessibleAtBothWidths(page, 'MCP server page');
 
+  // a custom tool of type mcp: one tool of this server, picked from what it offers, run for real
+  const serverUrl = page.url();
+  await page.goto('/console/tools?tab=custom');
+  await page.getByRole('button', { name: 'Create tool' }).click();
+  const create = page.getByRole('dialog', { name: 'Create a tool' });
+  await create.getByRole('textbox', { name: /^Name/ }).fill('add_numbers');
+  await create.getByRole('radiogroup', { name: 'Type' }).getByText('MCP', { exact: true }).click();
+  await create.getByLabel('MCP server').selectOption({ label: 'orders' });
+  await create.getByRole('combobox', { name: /^Tool/ }).selectOption('add');
+  // its input schema becomes the parameters
+  await expect(create.getByLabel('Parameter 1 name')).toHaveValue('a');
+  await expect(create.getByLabel('Parameter 2 type')).toHaveValue('number');
+  await expect(create.getByLabel('Parameter 2 required')).toBeChecked();
+  await expectAccessible(page, 'create MCP tool dialog');
+  await create.getByRole('button', { name: 'Create tool' }).click();
+  await expect(create).toBeHidden();
+  await page.getByRole('button', { name: 'Test add_numbers' }).click();
+  const run = page.getByRole('dialog', { name: 'Test add_numbers' });
+  await run.getByLabel('Arguments (JSON)').fill('{"a": 2, "b": 3}');
+  await run.getByRole('button', { name: 'Run test' }).click();
+  await expect(run.getByTestId('tool-test-result')).toContainText('Succeeded');
+  await expect(run.getByTestId('tool-test-result')).toContainText('"sum": 5');
+  await run.getByRole('button', { name: 'Close', exact: true }).click();
+  await page.goto(serverUrl);
+
   await page.getByRole('button', { name: 'Delete' }).click();
   await page
     .getByRole('dialog', { name: 'Delete this MCP server?' })

@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ui';
 import { ParameterBuilder } from './ParameterBuilder';
+import { parameterRows } from './parameters';
 import { McpConfigFields, PromptConfigFields, WebhookConfigFields } from './ToolConfigFields';
 import { createToolBody, emptyToolForm, type ToolForm, type ToolType } from './toolForm';
 
@@ -77,6 +78,7 @@ export function CreateToolDialog(props: { opened: boolean; onClose(): void; onCr
             <McpConfigFields
               value={form.mcp}
               onChange={(v) => setForm((f) => ({ ...f, mcp: { ...f.mcp, ...v } }))}
+              onToolSchema={(schema) => change({ parameters: parameterRows(schema) })}
             />
           ) : (
             <PromptConfigFields

@@ -43,7 +43,12 @@ export function WebhookConfigFields(props: { value: ToolForm['webhook']; onChang
 }
 
 /** An MCP tool: one tool of one of your MCP servers, picked from what the server offers. */
-export function McpConfigFields(props: { value: ToolForm['mcp']; onChange: Change<'mcp'> }) {
+export function McpConfigFields(props: {
+  value: ToolForm['mcp'];
+  onChange: Change<'mcp'>;
+  /** The chosen tool's input schema, to start the parameters from. */
+  onToolSchema(schema: Record<string, unknown>): void;
+}) {
   const { value, onChange } = props;
   const environment = useStoredValue(environmentStore);
   const servers = useQuery({
@@ -82,7 +87,13 @@ export function McpConfigFields(props: { value: ToolForm['mcp']; onChange: Chang
         required
         disabled={!tools.data}
         value={value.toolName}
-        onChange={(e) => onChange({ toolName: e.currentTarget.value })}
+        description="Its input schema becomes the parameters below, which you can change"
+        onChange={(e) => {
+          const toolName = e.currentTarget.value;
+          onChange({ toolName });
+          const tool = tools.data?.tools.find((t) => t.name === toolName);
+          if (tool) props.onToolSchema(tool.inputSchema);
+        }}
         data={[
           { value: '', label: 'Choose a tool' },
           ...(tools.data?.tools ?? []).map((t) => ({ value: t.name, label: t.name })),

@@ -58,3 +58,17 @@ function placeholder(type: string | undefined): unknown {
       return '';
   }
 }
+
+/** Rows from a JSON Schema (an MCP tool's input schema): its properties of a type the builder knows. */
+export function parameterRows(schema: Record<string, unknown>): ParameterRow[] {
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown; description?: unknown }>;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    type: PARAMETER_TYPES.includes(property.type as ParameterType)
+      ? (property.type as ParameterType)
+      : 'string',
+    description: typeof property.description === 'string' ? property.description : '',
+    required: required.includes(name),
+  }));
+}
