@@ -35,6 +35,12 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   ['/console/marketplace', 'Marketplace'],
   ['/console/marketplace?tab=installed', 'Marketplace'],
   ['/console/marketplace?tab=publishing', 'Marketplace'],
+  ['/console/tools', 'Tools'],
+  [`/console/tools/mcp-servers/${s.mcpServerId}`, 'orders'],
+  ['/console/tools?tab=custom', 'Tools'],
+  ['/console/tools?tab=secrets', 'Tools'],
+  ['/console/tools?tab=oauth', 'Tools'],
+  ['/console/activities', 'Activities'],
 ];
 
 async function settle(page: Page, heading: string | RegExp) {

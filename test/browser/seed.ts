@@ -12,6 +12,8 @@ export interface Seeded {
   sessionId: string;
   webhookId: string;
   toolId: string;
+  /** The registered MCP server (the test's), for its page. */
+  mcpServerId: string;
 }
 
 const OK = (res: { status: number; body: unknown }, what: string) => {
@@ -134,7 +136,7 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
   expect(byWorkflow.route).toBe('workflow');
   await v2('POST', `/sessions/${session.id}/turns`, { text: 'thanks, and do you ship abroad?' });
   // a turn where the model calls a tool of a registered MCP server
-  await v2('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcpUrl });
+  const mcpServer = await v2('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcpUrl });
   await scriptLlm([{ name: 'orders__add', arguments: { a: 2, b: 3 } }], 'Two plus three is five.');
   const byTool = await v2('POST', `/sessions/${session.id}/turns`, { text: 'add two and three please' });
   expect(byTool.actions[0]).toMatchObject({ type: 'tool', tool: 'orders__add', success: true });
@@ -157,5 +159,6 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
     sessionId: session.id,
     webhookId: webhook.id,
     toolId,
+    mcpServerId: mcpServer.id,
   };
 }
