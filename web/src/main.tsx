@@ -3,7 +3,7 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, RouterProvider } from 'react-router';
+import { BrowserRouter } from 'react-router';
 import { App } from './App';
 import { retryDelayMs, shouldRetry } from './api/retry';
 import { theme } from './theme';
@@ -19,10 +19,6 @@ const queryClient = new QueryClient({
   },
 });
 
-// a data router, so a page can hold a navigation back (useBlocker: the persona editor's unsaved changes);
-// the routes themselves are App's
-const router = createBrowserRouter([{ path: '*', element: <App /> }], { basename: '/console' });
-
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider
@@ -35,7 +31,9 @@ createRoot(document.getElementById('root')!).render(
       })}
     >
       <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
+        <BrowserRouter basename="/console">
+          <App />
+        </BrowserRouter>
       </QueryClientProvider>
     </MantineProvider>
   </StrictMode>,

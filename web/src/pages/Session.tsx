@@ -75,7 +75,7 @@ export default function SessionPage() {
         description={
           <>
             <StatusBadge status={s.status} /> persona{' '}
-            <Anchor component={Link} to={`/personas/${s.personaId}`}>
+            <Anchor component={Link} to={`/personas/${s.personaId}`} underline="always">
               {personaName.data ?? s.personaId}
             </Anchor>{' '}
             · user <Code>{s.userId}</Code> · started {formatTime(s.startedAt)} · {sessionDuration(s)} ·{' '}
