@@ -10,7 +10,7 @@ const STEP_PAGES: Record<string, string> = {
   persona: '/personas',
   voice: '/voices',
   talk: '/sessions',
-  tool: '/personas',
+  tool: '/tools',
   webhook: '/webhooks',
 };
 
