@@ -30,11 +30,14 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   [`/console/webhooks/${s.webhookId}`, 'seed hook'],
   ['/console/workflows', 'Workflows'],
   [`/console/workflows/${s.workflowId}?execution=${s.executionId}`, 'Opening hours'],
+  [`/console/workflows/${s.workflowId}/edit`, 'Edit Opening hours'],
+  ['/console/workflows/new', 'New workflow'],
   ['/console/sessions', 'Sessions'],
   [`/console/sessions/${s.sessionId}`, `Session ${s.sessionId}`],
   ['/console/marketplace', 'Marketplace'],
   ['/console/marketplace?tab=installed', 'Marketplace'],
   ['/console/marketplace?tab=publishing', 'Marketplace'],
+  ['/console/marketplace/publish', 'Publish a tool or agent'],
   ['/console/tools', 'Tools'],
   [`/console/tools/mcp-servers/${s.mcpServerId}`, 'orders'],
   ['/console/tools?tab=custom', 'Tools'],
@@ -42,6 +45,16 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   ['/console/tools?tab=oauth', 'Tools'],
   ['/console/activities', 'Activities'],
 ];
+
+/** The pages docs/console.md shows a picture of, by path (ids as `<prefix>_id`), and the picture's name. */
+const DOC_SHOTS: Record<string, string> = {
+  '/console/personas/persona_id': 'persona-form',
+  '/console/workflows/wf_id/edit': 'workflow-builder',
+  '/console/sessions': 'sessions',
+  '/console/tools/mcp-servers/mcp_id': 'mcp-server',
+  '/console/activities': 'activities',
+  '/console/marketplace': 'marketplace',
+};
 
 async function settle(page: Page, heading: string | RegExp) {
   await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
@@ -77,6 +90,11 @@ for (const width of [1280, 390]) {
         `${path} scrolls sideways at ${width} px: ${sideways.offenders.join(' | ')}`,
       ).toBeLessThanOrEqual(0);
       await expectAccessible(page, `${path} at ${width} px`);
+      // `VP_DOCS_SCREENSHOTS=<dir>`: the pictures docs/console.md shows, made from this run's pages
+      const shot = DOC_SHOTS[path.replace(/(persona|wf|mcp|sess)_[A-Za-z0-9]+/g, '$1_id')];
+      if (process.env.VP_DOCS_SCREENSHOTS && width === 1280 && shot) {
+        await page.screenshot({ path: `${process.env.VP_DOCS_SCREENSHOTS}/console-${shot}.png` });
+      }
     }
     // a table wider than the screen says it scrolls; at full width there is nothing to say
     await page.goto('/console/personas');
