@@ -33,6 +33,8 @@ test('create a webhook, send a test, see the delivery with its attempts; a retri
   const webhookId = page.url().split('/').pop()!;
   await expect(page.getByRole('heading', { name: 'order events' })).toBeVisible();
   await expect(page.getByText('No deliveries yet')).toBeVisible();
+  // nothing delivered yet: no average to show (not a mean of 0 ms)
+  await expect(page.getByTestId('stat-avg-latency')).toHaveText('—');
 
   receiver.respond([], 200);
   const before = receiver.requests.length;
@@ -92,6 +94,10 @@ test('create a webhook, send a test, see the delivery with its attempts; a retri
 
   const stats = await api('GET', `/api/v2/developers/webhooks/${webhookId}`, { token: key });
   await expect(page.getByTestId('stat-deliveries')).toHaveText(String(stats.body.data.deliveryStats.total));
+  const mean = stats.body.data.deliveryStats.averageLatencyMs as number;
+  await expect(page.getByTestId('stat-avg-latency')).toHaveText(
+    `${mean.toLocaleString('en-US', { maximumFractionDigits: mean < 10 ? 1 : 0 })} ms`,
+  );
 });
 
 test("edit a webhook's name, URL, events and persona filter; the page offers receiver code to verify deliveries", async ({

@@ -17,6 +17,15 @@ function Stat({ label, value }: { label: string; value: string }) {
   );
 }
 
+/**
+ * The mean latency of the delivered attempts: none delivered is "—", not a mean of 0 ms; under 10 ms
+ * it keeps a decimal (a local receiver answers in about a millisecond).
+ */
+export function averageLatency(stats: Pick<Stats, 'successful' | 'averageLatencyMs'>): string {
+  if (stats.successful === 0) return '—';
+  return `${formatNumber(stats.averageLatencyMs, stats.averageLatencyMs < 10 ? 1 : 0)} ms`;
+}
+
 /** A webhook's delivery counts and average latency, one figure a box. */
 export function DeliveryStats({ stats }: { stats: Stats }) {
   return (
@@ -25,7 +34,7 @@ export function DeliveryStats({ stats }: { stats: Stats }) {
       <Stat label="Delivered" value={formatNumber(stats.successful)} />
       <Stat label="Failed" value={formatNumber(stats.failed)} />
       <Stat label="Pending" value={formatNumber(stats.pending)} />
-      <Stat label="Avg latency" value={`${formatNumber(stats.averageLatencyMs)} ms`} />
+      <Stat label="Avg latency" value={averageLatency(stats)} />
     </SimpleGrid>
   );
 }
