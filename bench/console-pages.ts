@@ -111,7 +111,7 @@ export async function pageLoad(
     await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 10_000 });
   } catch (e) {
     throw new Error(
-      `${path} did not draw its heading: ${errors.join('; ') || (await page.locator('body').innerText()).slice(0, 300)}`,
+      `${path} did not draw its heading: ${errors.join('; ') || ((await page.locator('body').textContent()) ?? '').slice(0, 300)}`,
     );
   }
   await page.waitForFunction(

@@ -1,8 +1,15 @@
-import type { components } from '../../../api/schema';
-
-export type WorkflowNode = components['schemas']['WorkflowNode'];
+// the API's shapes, written out (not imported from the generated schema), so that this module and its
+// unit test stand alone
+export type WorkflowNode = { id: string; type: string; config?: Record<string, unknown> };
 export type WorkflowEdge = { sourceId: string; targetId: string; condition?: 'true' | 'false' };
-export type Workflow = components['schemas']['Workflow'];
+/** A workflow (or one of its versions) as the API answers it. */
+export interface Workflow {
+  name: string;
+  description: string | null;
+  trigger: { type: string; config: Record<string, unknown> };
+  nodes: WorkflowNode[];
+  edges: { sourceId: string; targetId: string; condition?: string }[];
+}
 
 /** The node types a builder can add (a graph has exactly one start, made with it). */
 export const ADDABLE_TYPES = ['speak', 'condition', 'mcp_call', 'llm_prompt', 'end'] as const;
