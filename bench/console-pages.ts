@@ -109,7 +109,7 @@ export async function pageLoad(
   await page.goto(`${base}${path}`);
   try {
     await page.getByRole('heading', { level: 1, name: heading }).waitFor({ timeout: 10_000 });
-  } catch (e) {
+  } catch {
     throw new Error(
       `${path} did not draw its heading: ${errors.join('; ') || ((await page.locator('body').textContent()) ?? '').slice(0, 300)}`,
     );
