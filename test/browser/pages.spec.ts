@@ -48,7 +48,14 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
 
 /** The pages docs/console.md shows a picture of, by path (ids as `<prefix>_id`), and the picture's name. */
 const DOC_SHOTS: Record<string, string> = {
+  '/console/keys': 'keys',
+  '/console/personas': 'personas',
   '/console/personas/persona_id': 'persona-form',
+  '/console/voices': 'voices',
+  '/console/webhooks/wh_id': 'webhook',
+  '/console/sessions/sess_id': 'session',
+  '/console/tools?tab=custom': 'custom-tools',
+  '/console/marketplace/publish': 'marketplace-publish',
   '/console/workflows/wf_id/edit': 'workflow-builder',
   '/console/sessions': 'sessions',
   '/console/tools/mcp-servers/mcp_id': 'mcp-server',
@@ -91,7 +98,7 @@ for (const width of [1280, 390]) {
       ).toBeLessThanOrEqual(0);
       await expectAccessible(page, `${path} at ${width} px`);
       // `VP_DOCS_SCREENSHOTS=<dir>`: the pictures docs/console.md shows, made from this run's pages
-      const shot = DOC_SHOTS[path.replace(/(persona|wf|mcp|sess)_[A-Za-z0-9]+/g, '$1_id')];
+      const shot = DOC_SHOTS[path.replace(/(persona|wf|mcp|sess|wh)_[A-Za-z0-9]+/g, '$1_id')];
       if (process.env.VP_DOCS_SCREENSHOTS && width === 1280 && shot) {
         await page.screenshot({ path: `${process.env.VP_DOCS_SCREENSHOTS}/console-${shot}.png` });
       }
