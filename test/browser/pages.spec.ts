@@ -54,7 +54,7 @@ const DOC_SHOTS: Record<string, string> = {
   '/console/voices': 'voices',
   '/console/webhooks/wh_id': 'webhook',
   '/console/sessions/sess_id': 'session',
-  '/console/tools?tab=custom': 'custom-tools',
+  '/console/tools': 'tools',
   '/console/marketplace/publish': 'marketplace-publish',
   '/console/workflows/wf_id/edit': 'workflow-builder',
   '/console/sessions': 'sessions',
