@@ -59,6 +59,7 @@ export function createApp(ctx: AppContext): {
     next();
   });
   app.use(answerOptions);
+  app.use(refuseForeignCharsets);
   app.use(
     express.json({
       limit: '1mb',
@@ -101,6 +102,26 @@ export function createApp(ctx: AppContext): {
   return { app, registry, roots, streams: sessionStreams(ctx) };
 }
 
+/**
+ * A JSON body must be UTF-8 (RFC 8259): a `charset` other than utf-8 is a 415, before anything reads
+ * the body, on every route.
+ */
+function refuseForeignCharsets(req: Request, _res: Response, next: NextFunction) {
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  const type = hasBody ? (req.headers['content-type'] ?? '') : '';
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
+  if (charset === undefined || /^utf-8$/i.test(charset) || !/^[^;]*json/i.test(type)) return next();
+  next(
+    new ApiError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `JSON bodies must be UTF-8 (Content-Type charset "${charset.slice(0, 40)}")`,
+    ),
+  );
+}
+
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
@@ -126,6 +147,8 @@ function errorHandler(ctx: AppContext) {
       apiError = new ApiError(400, 'VALIDATION_FAILED', 'Malformed JSON in request body', [
         `body: ${parserError.message}`,
       ]);
+    } else if (parserError?.type === 'charset.unsupported' || parserError?.type === 'encoding.unsupported') {
+      apiError = new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', parserError.message);
     } else if (parserError?.status && parserError.status >= 400 && parserError.status < 500) {
       apiError = new ApiError(parserError.status, 'VALIDATION_FAILED', parserError.message);
     } else {

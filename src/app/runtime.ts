@@ -5,6 +5,7 @@ import { Client, type Connection } from '@temporalio/client';
 import { PostgresApiCallRecorder } from '../analytics/recorder';
 import { createIdTokenVerifier } from '../auth/id-token';
 import type { AppContext } from '../common/context';
+import { ensurePrivateDir, ensurePrivateFile } from '../common/private-files';
 import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
 import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
@@ -55,7 +56,7 @@ export async function resolveDependencies(
   logger: Logger,
   embedded: boolean,
 ): Promise<Dependencies> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch((error) => logger.warn({ err: error }, 'stop failed'));
@@ -76,15 +77,20 @@ export async function resolveDependencies(
     let temporalAddress = config.temporal.address;
     let temporalUiUrl = config.temporal.uiUrl;
     if (!temporalAddress && embedded) {
+      const dbFilename = path.join(config.dataDir, 'temporal.sqlite');
       const server = await startTemporalDevServer({
         logger,
-        dbFilename: path.join(config.dataDir, 'temporal.sqlite'),
+        dbFilename,
         port: config.temporal.devPort,
         uiPort: config.temporal.devUiPort,
         namespace: config.temporal.namespace,
         searchAttributes: SEARCH_ATTRIBUTES,
       });
       stops.push(() => server.stop());
+      // the store holds conversation text: its files are the owner's alone (the directory already is)
+      for (const name of fs.readdirSync(config.dataDir)) {
+        if (name.startsWith('temporal.sqlite')) ensurePrivateFile(path.join(config.dataDir, name));
+      }
       temporalAddress = server.address;
       temporalUiUrl ??= server.uiUrl;
     }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { ensurePrivateDir } from '../common/private-files';
 
 /** The local identity provider used in development when AUTH_* are unset. */
 export const DEV_ISSUER = 'urn:voice-platform:dev-idp';
@@ -22,7 +23,7 @@ export async function loadDevIdpKeys(dataDir: string): Promise<DevKeyFile> {
     privateJwk: { ...(await exportJWK(privateKey)), kid, alg: DEV_ALGORITHM, use: 'sig' },
     publicJwk: { ...(await exportJWK(publicKey)), kid, alg: DEV_ALGORITHM, use: 'sig' },
   };
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   fs.writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
   return keys;
 }

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from '../common/private-files';
 import type { Logger } from '../logging/logger';
 
 const FORMAT = 'v1';
@@ -98,7 +99,7 @@ export function loadEncryptor(opts: {
   if (opts.isProduction) throw new Error('ENCRYPTION_KEY is required in production');
   const file = path.join(opts.dataDir, 'encryption.key');
   if (!fs.existsSync(file)) {
-    fs.mkdirSync(opts.dataDir, { recursive: true });
+    ensurePrivateDir(opts.dataDir);
     fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
   }
   opts.logger.warn(

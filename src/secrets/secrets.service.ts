@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { Page } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Encryptor } from '../crypto/encryption';
@@ -36,7 +36,14 @@ export async function putSecret(
     secret.updatedAt = new Date();
   }
   secret.ciphertext = encryptor.encrypt(value, aad(secret));
-  await em.flush();
+  try {
+    await em.flush();
+  } catch (error) {
+    if (!(created && error instanceof UniqueConstraintViolationException)) throw error;
+    // a concurrent first PUT of this name created it: this one replaces its value, as a PUT does
+    em.clear();
+    return putSecret(em, encryptor, owner, name, value);
+  }
   return { created, secret: view(secret) };
 }
 
