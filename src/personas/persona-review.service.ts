@@ -5,6 +5,7 @@ import type { AppContext } from '../common/context';
 import { ApiError, conflict, notFound } from '../http/errors';
 import type { OperatorDecision, ReviewDecision } from '../reviews';
 import { cancelReviewWorkflow, Review, reviewDueBy, reviewId, startCommittedReview } from '../reviews';
+import { knownRefusal, REVIEW_REFUSALS } from '../temporal/update-refusal';
 import { Persona } from './persona.entity';
 import type { ReviewDecisionInput } from './personas.schemas';
 import { findPersona, personaView, refuseUnlessEditable, validatePersona } from './personas.service';
@@ -99,7 +100,12 @@ export async function decidePersonaReview(
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof WorkflowUpdateFailedError) {
-      throw conflict(`The review did not take the decision: ${error.cause?.message ?? error.message}`);
+      const refusal = knownRefusal(error, REVIEW_REFUSALS);
+      throw conflict(
+        refusal
+          ? `The review did not take the decision: ${refusal}`
+          : 'The review did not take the decision now; retry shortly',
+      );
     }
     if (error instanceof WorkflowNotFoundError) throw conflict(`Persona ${persona.id} is not under review`);
     if (error instanceof ServiceError) {

@@ -1,7 +1,11 @@
 import { ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Response } from 'express';
 import { ApiError, conflict } from '../http/errors';
+import { knownRefusal } from '../temporal/update-refusal';
 import type { Session } from './session.entity';
+
+/** What the session's workflow itself refuses an update for (workflows/voice-session.ts). */
+const SESSION_REFUSALS = [/^text is required$/];
 
 const RETRY_AFTER_SECONDS = 2;
 
@@ -18,9 +22,15 @@ export function workflowError(
 ): never {
   if (error instanceof ApiError) throw error;
   if (error instanceof WorkflowUpdateFailedError) {
-    const reason = error.cause?.message ?? error.message;
-    if (/ended/i.test(reason)) throw conflict(`Session ${session.id} has ended`);
-    throw conflict(`The session refused the turn: ${reason}`);
+    const reason = error.cause?.message ?? '';
+    if (/session has ended/i.test(reason)) throw conflict(`Session ${session.id} has ended`);
+    const refusal = knownRefusal(error, SESSION_REFUSALS);
+    // another refusal (the workflow closing under the update, say) is Temporal's to log, not the client's
+    throw conflict(
+      refusal
+        ? `The session refused the turn: ${refusal}`
+        : `Session ${session.id} could not take the turn now (it may be ending); retry shortly`,
+    );
   }
   if (error instanceof WorkflowNotFoundError) {
     // committed, but its workflow is not started yet (Temporal was down): the dispatcher starts it

@@ -5,6 +5,7 @@ import type { AppContext } from '../../common/context';
 import { ApiError, conflict, notFound } from '../../http/errors';
 import type { OperatorDecision, ReviewDecision, ReviewOutcome } from '../../reviews';
 import { cancelReviewWorkflow, Review, startCommittedReview } from '../../reviews';
+import { knownRefusal, REVIEW_REFUSALS } from '../../temporal/update-refusal';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { liveColumns, pendingVersion } from '../items/items.service';
 
@@ -132,7 +133,12 @@ export async function decideMarketplaceReview(
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (error instanceof WorkflowUpdateFailedError) {
-      throw conflict(`The review did not take the decision: ${error.cause?.message ?? error.message}`);
+      const refusal = knownRefusal(error, REVIEW_REFUSALS);
+      throw conflict(
+        refusal
+          ? `The review did not take the decision: ${refusal}`
+          : 'The review did not take the decision now; retry shortly',
+      );
     }
     if (error instanceof WorkflowNotFoundError) throw conflict(`Item ${itemId} has no version under review`);
     if (error instanceof ServiceError) {
