@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import { startWorker } from '../src/app/runtime';
-import { TEST_ENV } from './support/env';
+import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { call, startTestApp, type TestApp } from './support/test-app';
 
 describe('Temporal wiring', () => {
@@ -11,7 +11,7 @@ describe('Temporal wiring', () => {
   afterAll(() => app.close());
 
   it('a real workflow round trip through the worker and the database (/readyz?deep=true)', async () => {
-    const res = await call(app.baseUrl, 'GET', '/readyz?deep=true');
+    const res = await call(app.baseUrl, 'GET', '/readyz?deep=true', { token: TEST_ADMIN_TOKEN });
     expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
     const executions = app.ctx.temporal.workflow.list({ query: "WorkflowType = 'systemPingWorkflow'" });
     const found = [];
@@ -64,7 +64,7 @@ describe('Temporal wiring', () => {
   it('/readyz answers 503 naming the check when a worker round trip cannot complete', async () => {
     const lonely = await startTestApp({ TEMPORAL_TASK_QUEUE: 'nobody-polls-this-queue' });
     try {
-      const res = await call(lonely.baseUrl, 'GET', '/readyz?deep=true');
+      const res = await call(lonely.baseUrl, 'GET', '/readyz?deep=true', { token: TEST_ADMIN_TOKEN });
       expect(res.status).toBe(503);
       expect(res.body.checks).toMatchObject({
         database: 'ok',

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { adminAuthenticator } from '../auth/admin-auth';
 import type { AppContext } from '../common/context';
 import { runSystemPingWorkflow } from './system-ping-workflows';
 
@@ -14,16 +15,45 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]).finally(() => clearTimeout(timer));
 }
 
+/** A deep check's answer is shared for this long: callers in flight and just after get the same one. */
+const DEEP_CHECK_CACHE_MS = 5000;
+
 /**
- * `/healthz`: the process is up. `/readyz`: the database and Temporal answer; with `?deep=true` a
- * system workflow also makes a round trip through a worker, proving workers are polling the task queue.
+ * `/healthz`: the process is up. `/readyz`: the database and Temporal answer (public and cheap);
+ * with `?deep=true` and the ADMIN_TOKEN, a system workflow also makes a round trip through a worker,
+ * proving workers are polling the task queue. That round trip runs once at a time and its answer is
+ * kept DEEP_CHECK_CACHE_MS, so callers cannot start a workflow each.
  */
 export function mountHealth(app: Express, ctx: AppContext): void {
+  const admin = adminAuthenticator(ctx.config.adminToken);
+  let deep: { at: number; answer: Promise<string> } | undefined;
+  const workerCheck = (): Promise<string> => {
+    if (!deep || Date.now() - deep.at >= DEEP_CHECK_CACHE_MS) {
+      const answer = withTimeout(
+        runSystemPingWorkflow(ctx.temporal, ctx.config.temporal.taskQueue),
+        CHECK_TIMEOUT_MS,
+        'worker',
+      ).then(
+        () => 'ok',
+        (error: Error) => `error: ${error.message}`,
+      );
+      deep = { at: Date.now(), answer };
+    }
+    return deep.answer;
+  };
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
   });
 
-  app.get('/readyz', async (req, res) => {
+  app.get('/readyz', async (req, res, next) => {
+    const wantsDeep = req.query.deep === 'true';
+    if (wantsDeep) {
+      try {
+        admin(req);
+      } catch (error) {
+        return next(error);
+      }
+    }
     const checks: Record<string, string> = {};
     const run = async (name: string, check: () => Promise<unknown>) => {
       try {
@@ -37,9 +67,7 @@ export function mountHealth(app: Express, ctx: AppContext): void {
       run('database', () => ctx.orm.em.getConnection().execute('select 1')),
       run('temporal', () => ctx.temporal.connection.workflowService.getSystemInfo({})),
     ]);
-    if (req.query.deep === 'true') {
-      await run('worker', () => runSystemPingWorkflow(ctx.temporal, ctx.config.temporal.taskQueue));
-    }
+    if (wantsDeep) checks.worker = await workerCheck();
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
   });
