@@ -69,6 +69,18 @@ function verifiedClaims(payload: unknown): VerifiedIdToken {
   };
 }
 
+/**
+ * A token valid for longer than `maxSeconds` (counted from its `iat`, and from now) is refused: a
+ * leaked token with an `exp` years away would otherwise open the console until its account is gone.
+ */
+function refuseLongLived(exp: number, iat: number | undefined, maxSeconds: number): void {
+  const now = Date.now() / 1000;
+  const lifetime = Math.max(exp - now, iat === undefined ? 0 : exp - iat);
+  if (lifetime > maxSeconds + IAT_CLOCK_SKEW_SECONDS) {
+    throw unauthorized(`ID token rejected: exp claim is more than ${maxSeconds} s after its issue`);
+  }
+}
+
 /** Verified tokens remembered at most (least recently used first out). */
 export const ID_TOKEN_CACHE_ENTRIES = 10_000;
 /**
@@ -155,7 +167,9 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
         clockTolerance: 5,
         requiredClaims: ['exp', 'sub'],
       });
-      return verifiedClaims(payload);
+      const verified = verifiedClaims(payload);
+      refuseLongLived(verified.exp, (payload as { iat?: number }).iat, config.authMaxTokenLifetimeSeconds);
+      return verified;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw unauthorized('ID token has expired');
       if (error instanceof joseErrors.JWTClaimValidationFailed) {

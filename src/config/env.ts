@@ -46,6 +46,7 @@ const envSchema = z.object({
   AUTH_AUDIENCE: optionalString,
   AUTH_JWKS_URL: optionalString.pipe(z.url().optional()),
   AUTH_ALGORITHMS: z.string().default('RS256'),
+  AUTH_MAX_TOKEN_LIFETIME_S: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
 
   WEBHOOK_RETRY_DELAYS: z
     .string()
@@ -145,6 +146,8 @@ export interface Config {
   };
   encryption: { key?: string; previousKeys: string[] };
   adminToken?: string;
+  /** An ID token valid for longer than this (from its `iat`, or from now) is refused. */
+  authMaxTokenLifetimeSeconds: number;
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
   /**
@@ -240,6 +243,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .filter(Boolean),
     },
     adminToken: e.ADMIN_TOKEN,
+    authMaxTokenLifetimeSeconds: e.AUTH_MAX_TOKEN_LIFETIME_S,
     auth:
       e.AUTH_ISSUER && e.AUTH_AUDIENCE && e.AUTH_JWKS_URL
         ? {
