@@ -632,7 +632,9 @@ describe('voice sessions', () => {
         ['POST', `/sessions/${id}/turns`],
         ['POST', `/sessions/${id}/end`],
       ]) {
-        const res = await platform(app, key, method, path, method === 'POST' ? { text: 'hi' } : undefined);
+        // a turn takes a body; ending takes none
+        const body = path.endsWith('/turns') ? { text: 'hi' } : undefined;
+        const res = await platform(app, key, method, path, body);
         expect([label, path, res.status]).toEqual([label, path, 404]);
       }
     }

@@ -1,8 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { defaultRateClass, type RateClass } from '../ratelimit/classes';
-import { ErrorBodySchema } from './errors';
+import { ErrorBodySchema, validationFailed } from './errors';
 import { areaTag, type HttpMethod, type OpenApiRegistry } from './openapi';
 import { declareResponseSchema } from './response-check';
 import { parseOrThrow } from './validation';
@@ -85,6 +85,22 @@ const errorResponse = (description: string) => ({
  * authenticate → rate limit → authorize → validate params, query, headers and body → handler, and is
  * documented in the OpenAPI registry from the very zod schemas that validate it.
  */
+/** The query of a route that declares none: nothing may be sent. */
+const NO_QUERY = z.strictObject({});
+
+/** The body of a route that declares none: absent, or an empty JSON object. */
+function refuseBody(body: unknown): undefined {
+  const empty =
+    body === undefined ||
+    (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty)
+    throw validationFailed(
+      ['body: this route takes no body'],
+      'Invalid request body: this route takes no body',
+    );
+  return undefined;
+}
+
 export class ApiRoot<TAuth> {
   readonly router: Router = express.Router({ mergeParams: false });
 
@@ -119,9 +135,10 @@ export class ApiRoot<TAuth> {
       const ctx: HandlerContext<TAuth, B, Q, P, H> = {
         auth,
         params: (spec.params ? parseOrThrow(spec.params, req.params, 'params') : req.params) as Out<P>,
-        query: (spec.query ? parseOrThrow(spec.query, req.query, 'query') : undefined) as Out<Q>,
+        // a route that takes no query or body still checks them: unknown fields and NUL are a 400
+        query: parseOrThrow(spec.query ?? NO_QUERY, req.query, 'query') as Out<Q>,
         headers: (spec.headers ? parseOrThrow(spec.headers, req.headers, 'headers') : undefined) as Out<H>,
-        body: (spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : undefined) as Out<B>,
+        body: (spec.body ? parseOrThrow(spec.body, req.body ?? {}, 'body') : refuseBody(req.body)) as Out<B>,
         req,
         res,
       };
