@@ -1,4 +1,4 @@
-import type { EntityClass, EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { type EntityClass, type EntityManager, type FilterQuery, LockMode } from '@mikro-orm/postgresql';
 import type { Plan } from '../config/env';
 import { notFound, planLimitReached } from '../http/errors';
 import type { Owner } from './owner';
@@ -25,8 +25,14 @@ export async function findOwned<T extends OwnedEntity>(
   owner: Owner,
   id: string,
   what: string,
+  /** `lock`: read it FOR UPDATE (inside a transaction): concurrent changes of one row queue behind it. */
+  opts: { lock?: boolean } = {},
 ): Promise<T> {
-  const found = await em.findOne(entity, { id, ...ownedBy(owner) } as FilterQuery<T>);
+  const found = await em.findOne(
+    entity,
+    { id, ...ownedBy(owner) } as FilterQuery<T>,
+    opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+  );
   if (!found) throw notFound(what);
   return found as T;
 }

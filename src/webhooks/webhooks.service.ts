@@ -56,8 +56,8 @@ async function lastDeliveries(em: EntityManager, ids: string[]): Promise<Map<str
   return new Map(rows.map((r) => [r.id, r.delivered_at]));
 }
 
-export const findWebhook = (em: EntityManager, owner: Owner, id: string) =>
-  findOwned(em, Webhook, owner, id, 'Webhook');
+export const findWebhook = (em: EntityManager, owner: Owner, id: string, opts: { lock?: boolean } = {}) =>
+  findOwned(em, Webhook, owner, id, 'Webhook', opts);
 
 export async function createWebhook(
   ctx: AppContext,
@@ -186,7 +186,8 @@ export async function updateWebhook(
 
 export async function deleteWebhook(ctx: AppContext, em: EntityManager, auth: PlatformAuth, id: string) {
   const stopped = await em.transactional(async (tem) => {
-    const w = await findWebhook(tem, auth, id);
+    // locked: of concurrent deletes one deletes it, the others then find nothing (404)
+    const w = await findWebhook(tem, auth, id, { lock: true });
     const ids = await failPendingDeliveries(tem, w.id, 'Webhook deleted');
     tem.remove(w);
     return ids;
@@ -203,7 +204,8 @@ export async function rotateWebhookSecret(
 ) {
   const secret = generateWebhookSecret();
   const webhook = await em.transactional(async (tem) => {
-    const w = await findWebhook(tem, auth, id);
+    // locked: concurrent rotations queue, so each answers the secret that its commit made live
+    const w = await findWebhook(tem, auth, id, { lock: true });
     const aad = webhookSecretAad(w.id, auth.accountId, auth.environment);
     const current = ctx.encryptor.decrypt(w.secretCiphertext, aad);
     w.previousSecretCiphertext = ctx.encryptor.encrypt(current, `${aad}:previous`);
