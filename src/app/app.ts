@@ -27,7 +27,8 @@ export function createApp(ctx: AppContext): {
   const registry = new OpenApiRegistry();
   app.disable('x-powered-by');
   app.set('etag', false); // API responses are dynamic; no client does conditional GETs on them
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // X-Forwarded-For only from the proxies TRUST_PROXY names: from anyone else it is the client's word
+  app.set('trust proxy', ctx.config.trustProxy.length ? ctx.config.trustProxy : false);
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];

@@ -93,6 +93,7 @@ const envSchema = z.object({
   DEFAULT_PLAN: z.enum(PLANS).default('free'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+  TRUST_PROXY: optionalString,
 
   ANALYTICS_RECORDING: z.enum(['on', 'off']).default('on'),
   ANALYTICS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -192,6 +193,11 @@ export interface Config {
   defaultPlan: Plan;
   rateLimits: { enabled: boolean; anonymousPerMinute: number };
   /**
+   * The proxies whose X-Forwarded-For is believed (Express's `trust proxy` list: addresses, CIDRs or
+   * `loopback`, `linklocal`, `uniquelocal`); none when unset, so a client cannot choose its address.
+   */
+  trustProxy: string[];
+  /**
    * Console analytics: platform API calls are counted in memory and written every `flushIntervalMs`
    * (and at shutdown); `recording` off (`ANALYTICS_RECORDING=off`, benchmarks) counts nothing.
    */
@@ -279,6 +285,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     defaultPlan: e.DEFAULT_PLAN,
     rateLimits: { enabled: e.RATE_LIMITS === 'on', anonymousPerMinute: e.ANONYMOUS_RATE_LIMIT },
+    trustProxy: (e.TRUST_PROXY ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
     analytics: { recording: e.ANALYTICS_RECORDING === 'on', flushIntervalMs: e.ANALYTICS_FLUSH_INTERVAL_MS },
   };
 }
