@@ -102,7 +102,7 @@ describe('rate limits (docs/api-contract.md "Rate limits"): plan and operation-c
   });
 
   it('limits unauthenticated requests per address', async () => {
-    const strict = await startTestApp({ ANONYMOUS_RATE_LIMIT: '3' });
+    const strict = await startTestApp({ ANONYMOUS_RATE_LIMIT: '3', TRUST_PROXY: 'loopback' });
     try {
       // A client address of its own, as a load balancer on loopback would forward it.
       const client = `198.51.100.${Math.floor(Math.random() * 250) + 1}, 10.0.0.${process.pid % 250}`;
