@@ -11,7 +11,7 @@ import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
 import { EventDispatcher } from '../events/dispatcher';
-import { createHttpServer } from '../http/node-server';
+import { answerClientError, createHttpServer } from '../http/node-server';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
@@ -234,6 +234,7 @@ export function listen(
   return new Promise((resolve, reject) => {
     const server = createHttpServer(app);
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+    server.on('clientError', answerClientError);
     // the live voice streams: WebSocket upgrades on the API's own port
     if (streams) {
       server.on('upgrade', (req, socket, head) => void streams.handleUpgrade(req, socket, head));

@@ -43,3 +43,34 @@ export function createHttpServer(app: http.RequestListener & ExpressPrototypes):
     app,
   );
 }
+
+/**
+ * Requests that Node refuses before Express sees them still get the JSON error body: headers over
+ * Node's limit (16 KiB) are a 431, other malformed requests a 400; a connection already gone is just
+ * closed.
+ */
+export function answerClientError(
+  error: Error & { code?: string },
+  socket: import('node:stream').Duplex,
+): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    success: false,
+    error: tooLarge ? 'Request headers are too large (16 KiB at most)' : 'Malformed HTTP request',
+    code: 'VALIDATION_FAILED',
+    validationErrors: [tooLarge ? 'headers: larger than 16 KiB' : 'request: not valid HTTP/1.1'],
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
