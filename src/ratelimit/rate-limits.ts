@@ -57,8 +57,8 @@ export class RateLimits {
     const classLimiter = this.classLimiters.get(rateClass)!;
     const planLimiter = this.planLimiters.get(plan);
     const outcomes = await Promise.all([
-      consumeOne(classLimiter, `${subject}:${rateClass}`),
-      planLimiter ? consumeOne(planLimiter, subject) : undefined,
+      consumeOne(res, classLimiter, `${subject}:${rateClass}`),
+      planLimiter ? consumeOne(res, planLimiter, subject) : undefined,
     ]);
     const checked = outcomes.filter((o): o is Outcome => o !== undefined);
     const blocked = checked.find((o) => !o.allowed);
@@ -74,7 +74,7 @@ export class RateLimits {
   /** A small budget per client address for requests that failed authentication (key guessing). */
   async consumeAnonymous(res: Response, address: string): Promise<void> {
     if (!this.enabled) return;
-    const outcome = await consumeOne(this.anonymous, address);
+    const outcome = await consumeOne(res, this.anonymous, address);
     setHeaders(res, outcome);
     if (!outcome.allowed) {
       throw tooMany(res, outcome, 'Too many unauthenticated requests from this address');
@@ -82,12 +82,28 @@ export class RateLimits {
   }
 }
 
-async function consumeOne(limiter: RateLimiterPostgres, key: string): Promise<Outcome> {
+/** The store is given this long; past it (a locked table, say) the request is a 503, not a wait. */
+export const STORE_TIMEOUT_MS = 2000;
+/** Seconds a client is asked to wait when the store did not answer. */
+const STORE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Consumes one point. A store that fails or does not answer within STORE_TIMEOUT_MS makes the request
+ * a 503 SERVICE_UNAVAILABLE with Retry-After: never a 500, never an unbounded wait, never a free pass.
+ */
+async function consumeOne(res: Response, limiter: RateLimiterPostgres, key: string): Promise<Outcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS);
+  });
   try {
-    return { limit: limiter.points, res: await limiter.consume(key), allowed: true };
+    return { limit: limiter.points, res: await Promise.race([limiter.consume(key), late]), allowed: true };
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) return { limit: limiter.points, res: rejection, allowed: false };
-    throw rejection;
+    res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The rate-limit store is unavailable; retry shortly');
+  } finally {
+    clearTimeout(timer);
   }
 }
 
