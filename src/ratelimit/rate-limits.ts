@@ -101,7 +101,11 @@ async function consumeOne(res: Response, limiter: RateLimiterPostgres, key: stri
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) return { limit: limiter.points, res: rejection, allowed: false };
     res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The rate-limit store is unavailable; retry shortly');
+    throw new ApiError(
+      503,
+      'SERVICE_UNAVAILABLE',
+      'The database is unavailable (its rate-limit counters did not answer); retry shortly',
+    );
   } finally {
     clearTimeout(timer);
   }
