@@ -313,7 +313,12 @@ describe('event delivery', () => {
 
   it('filters by type and persona; a disabled webhook receives nothing', async () => {
     const own = await newDeveloper(app, 'filters');
-    const persona = 'persona_alpha1';
+    // a filter names one of the account's own personas (another's, or none, is a 404)
+    const made = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: own.token,
+      body: { manifest: { identity: { name: 'Alpha' } } },
+    });
+    const persona = made.body.persona.id as string;
     const subscribed = await createWebhook({ events: ['session.started'] }, own.testKey);
     const forPersona = await createWebhook({ events: ['session.started'], personaId: persona }, own.testKey);
     const otherType = await createWebhook({ events: ['session.ended'] }, own.testKey);

@@ -4,8 +4,9 @@ import type { AppContext } from '../common/context';
 import { enforcePlanLimit, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';
-import { validationFailed } from '../http/errors';
+import { notFound, validationFailed } from '../http/errors';
 import { urlProblems } from '../outbound/http';
+import { Persona } from '../personas';
 import { Delivery } from './delivery.entity';
 import { cancelDeliveryWorkflows } from './delivery-workflows';
 import { generateWebhookSecret } from './signature';
@@ -59,6 +60,12 @@ async function lastDeliveries(em: EntityManager, ids: string[]): Promise<Map<str
 export const findWebhook = (em: EntityManager, owner: Owner, id: string, opts: { lock?: boolean } = {}) =>
   findOwned(em, Webhook, owner, id, 'Webhook', opts);
 
+/** A persona filter must name one of the caller's personas: another account's is a 404, as anywhere. */
+async function checkPersona(em: EntityManager, auth: PlatformAuth, personaId: string | null | undefined) {
+  if (!personaId) return;
+  if ((await em.count(Persona, { id: personaId, account: auth.accountId })) === 0) throw notFound('Persona');
+}
+
 export async function createWebhook(
   ctx: AppContext,
   em: EntityManager,
@@ -66,6 +73,7 @@ export async function createWebhook(
   input: CreateWebhookInput,
 ) {
   checkUrl(ctx, input.url);
+  await checkPersona(em, auth, input.personaId);
   const secret = generateWebhookSecret();
   const webhook = await em.transactional(async (tem) => {
     await enforcePlanLimit(tem, Webhook, auth, WEBHOOK_LIMITS[auth.plan], 'webhooks');
@@ -169,6 +177,7 @@ export async function updateWebhook(
   changes: UpdateWebhookInput,
 ) {
   if (changes.url !== undefined) checkUrl(ctx, changes.url);
+  await checkPersona(em, auth, changes.personaId);
   const { webhook, stopped } = await em.transactional(async (tem) => {
     const w = await findWebhook(tem, auth, id);
     const wasEnabled = w.enabled;
