@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { ApiError } from './errors';
 
 /** What an Express app carries besides being a request listener: the prototypes of its req and res. */
 interface ExpressPrototypes {
@@ -63,12 +64,14 @@ export function answerClientError(
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    success: false,
-    error: tooLarge ? 'Request headers are too large (16 KiB at most)' : 'Malformed HTTP request',
-    code: 'VALIDATION_FAILED',
-    validationErrors: [tooLarge ? 'headers: larger than 16 KiB' : 'request: not valid HTTP/1.1'],
-  });
+  const body = JSON.stringify(
+    new ApiError(
+      status,
+      'VALIDATION_FAILED',
+      tooLarge ? 'Request headers are too large (16 KiB at most)' : 'Malformed HTTP request',
+      [tooLarge ? 'headers: larger than 16 KiB' : 'request: not valid HTTP/1.1'],
+    ).toBody(),
+  );
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -18,11 +18,6 @@ import {
   type WorkflowEdge,
 } from './draft';
 
-/** Each node's place: dagre's layout for a graph as loaded; a new node goes under the lowest one. */
-function initialPositions(d: Draft): Map<string, Point> {
-  return layoutGraph(d.nodes, d.edges);
-}
-
 /**
  * The builder's state: the draft (what Save sends), each node's place on the canvas (the console's
  * own; the API keeps no layout), the selection, the API's problems placed on their nodes, and the
@@ -34,7 +29,7 @@ export function useBuilder(workflowId: string | null, initial: Draft) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [draft, setDraft] = useState(initial);
-  const [positions, setPositions] = useState(() => initialPositions(initial));
+  const [positions, setPositions] = useState(() => layoutGraph(initial.nodes, initial.edges));
   const [selected, setSelected] = useState<string | null>(null);
   const [problems, setProblems] = useState<string[]>([]);
   const [path, setPath] = useState<Map<string, string>>(new Map());
@@ -71,7 +66,7 @@ export function useBuilder(workflowId: string | null, initial: Draft) {
       /** A version from the history, as the draft (saved as a new version by Save). */
       load(d: Draft) {
         setDraft(d);
-        setPositions(initialPositions(d));
+        setPositions(layoutGraph(d.nodes, d.edges));
         setSelected(null);
         setProblems([]);
         setPath(new Map());
