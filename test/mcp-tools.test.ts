@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
 import { type Receiver, startReceiver } from './support/receiver';
+import { storedSession } from './support/sessions';
 import {
   call,
   type Developer,
@@ -21,6 +22,12 @@ withAppAndDeveloper(
   { RATE_LIMITS: 'off' },
   { plan: 'enterprise' },
 );
+
+/** A session of the developer's, which tool tests and executions may carry. */
+let sessionId: string;
+beforeAll(async () => {
+  sessionId = await storedSession(app, dev);
+});
 
 let mcp: McpTestServer;
 beforeAll(async () => {
@@ -225,7 +232,7 @@ describe('custom tools', () => {
     return res.body.data;
   };
   const testTool = (id: string, args: Record<string, unknown>, key = dev.liveKey) =>
-    api('POST', `/tools/${id}/test`, { arguments: args, sessionId: 'sess_test1' }, key);
+    api('POST', `/tools/${id}/test`, { arguments: args, sessionId }, key);
 
   it('mcp tools call the server: structured results, JSON text, errors, unknown tools', async () => {
     const server = await registerServer();
@@ -291,7 +298,7 @@ describe('custom tools', () => {
     });
     const [failedEvent] = await eventsOf('tool.failed', fails.id);
     expect(failedEvent.data).toMatchObject({
-      sessionId: 'sess_test1',
+      sessionId,
       toolId: fails.id,
       toolName: 'fails',
       success: false,
@@ -409,7 +416,7 @@ describe('custom tools', () => {
 
     const called = await eventsOf('tool.called', tool.id);
     expect(called[0].data).toMatchObject({
-      sessionId: 'sess_test1',
+      sessionId,
       toolId: tool.id,
       toolName: 'create_ticket',
     });

@@ -2,6 +2,7 @@ import { startWorker } from '../src/app/runtime';
 import { TEST_ENV } from './support/env';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
 import { eventually } from './support/receiver';
+import { storedSession } from './support/sessions';
 import { call, type Developer, newDeveloper, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 let app: TestApp;
@@ -15,6 +16,12 @@ withAppAndDeveloper(
   { RATE_LIMITS: 'off' },
   { plan: 'enterprise' },
 );
+
+/** A session of the developer's, which tool tests and executions may carry. */
+let sessionId: string;
+beforeAll(async () => {
+  sessionId = await storedSession(app, dev);
+});
 
 let mcp: McpTestServer;
 let serverId: string;
@@ -215,7 +222,7 @@ describe('executing', () => {
     const wf = await createWorkflow(nodes, edges);
     const vip = await api('POST', `/workflows/${wf.id}/execute`, {
       input: { orderId: 'A-7', vip: true },
-      sessionId: 'sess_call1',
+      sessionId,
     });
     expect(vip.status).toBe(200);
     const record = vip.body.data;
@@ -223,7 +230,7 @@ describe('executing', () => {
       workflowId: wf.id,
       version: 1,
       status: 'completed',
-      sessionId: 'sess_call1',
+      sessionId,
       input: { orderId: 'A-7', vip: true },
       error: null,
       output: {
@@ -282,7 +289,7 @@ describe('executing', () => {
       workflowId: wf.id,
       executionId: record.id,
       version: 1,
-      sessionId: 'sess_call1',
+      sessionId,
     });
   });
 

@@ -15,7 +15,7 @@ import { answerClientError, createHttpServer } from '../http/node-server';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
-import type { SessionStreams } from '../sessions';
+import { checkSessionOwned, type SessionStreams } from '../sessions';
 import { connectTemporalClient } from '../temporal/client';
 import { startTemporalDevServer } from '../temporal/dev-server';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -153,6 +153,7 @@ export async function buildContext(
       verifyIdToken: await createIdTokenVerifier(config),
       temporalUiUrl: deps.temporalUiUrl,
       speech: new SpeechSynthesizer(config, logger),
+      references: { session: checkSessionOwned },
       apiCalls,
     };
     apiCalls.start();

@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger';
 import type { RateLimits } from '../ratelimit/rate-limits';
 import type { ApiCallRecorder } from './api-calls';
 import type { McpConnections } from './mcp-connections';
+import type { ReferenceChecks } from './references';
 import type { Speech } from './speech';
 
 /** Everything a request handler or activity needs, built once per process. */
@@ -32,6 +33,8 @@ export interface AppContext {
   temporalUiUrl?: string;
   /** The demo shop's MCP server, where this process serves it (npm start, src/demo/). */
   demoMcpUrl?: string;
+  /** Ownership checks of ids that name another area's resource (wired at the composition root). */
+  references: ReferenceChecks;
   /** Console analytics: platform API calls counted in memory, flushed every second and at close. */
   apiCalls: ApiCallRecorder;
 }

@@ -6,5 +6,5 @@ export {
   TurnEnvelope,
   type TurnInput,
 } from './sessions.schemas';
-export { endSession, getSession, startSession, takeTurn } from './sessions.service';
+export { checkSessionOwned, endSession, getSession, startSession, takeTurn } from './sessions.service';
 export { type SessionStreams, sessionStreams } from './stream/stream-server';

@@ -41,6 +41,11 @@ export function sessionView(s: Session) {
 export const findSession = (em: EntityManager, owner: Owner, id: string) =>
   findOwned(em, Session, owner, id, 'Session');
 
+/** Resolves when the session is the owner's, else 404 (for ids other areas take in a body). */
+export async function checkSessionOwned(em: EntityManager, owner: Owner, id: string): Promise<void> {
+  await findSession(em, owner, id);
+}
+
 /**
  * POST /sessions: the session row and `session.started` commit together, then the session's workflow
  * starts (if Temporal cannot be reached, the dispatcher starts it later). A `pk_live_` key may use

@@ -123,7 +123,12 @@ export type UpdateToolInput = z.infer<typeof UpdateToolBody>;
 export const TestToolBody = z
   .strictObject({
     arguments: z.record(z.string(), z.unknown()).default({}),
-    sessionId: z.string().max(64).optional().meta({ description: 'Carried into the tool events' }),
+    sessionId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'One of your voice sessions (404 otherwise); carried into the tool events' }),
   })
   .meta({ id: 'TestToolRequest' });
 export type TestToolInput = z.infer<typeof TestToolBody>;

@@ -128,5 +128,6 @@ export async function testTool(
   body: TestToolInput,
 ) {
   const tool = await findTool(em, owner, id);
+  if (body.sessionId) await ctx.references.session(em, owner, body.sessionId);
   return executeTool(ctx, owner, tool, body.arguments, body.sessionId);
 }

@@ -36,6 +36,7 @@ export async function executeWorkflow(
   options: ExecuteWorkflowInput,
   match?: WorkflowExecution['match'],
 ): Promise<ExecutionAnswer> {
+  if (options.sessionId) await ctx.references.session(em, owner, options.sessionId);
   const execution = em.create(
     WorkflowExecution,
     {

@@ -97,7 +97,7 @@ const runOptions = {
     .min(1)
     .max(64)
     .optional()
-    .meta({ description: 'The voice session; carried into events' }),
+    .meta({ description: 'One of your voice sessions (404 otherwise); carried into events' }),
   wait: z
     .boolean()
     .default(true)

@@ -1,0 +1,14 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Owner } from './owner';
+
+/**
+ * Checks that an id of another area's resource, named in a request body, is the caller's: each
+ * resolves when it is and throws 404 NOT_FOUND when it is not (another account's or environment's
+ * id reads as one that does not exist). The owning area implements the check; the composition root
+ * (src/app/runtime.ts) wires it here, so an area can check a reference to an area that imports it
+ * without an import cycle.
+ */
+export interface ReferenceChecks {
+  /** A voice session id (`sess_…`), e.g. the one a REST workflow execution or tool test carries. */
+  session(em: EntityManager, owner: Owner, id: string): Promise<void>;
+}
