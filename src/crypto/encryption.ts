@@ -15,6 +15,11 @@ export class DecryptionError extends Error {
   }
 }
 
+/** The key id a ciphertext names (its second field), or undefined when it names none. */
+export function ciphertextKeyId(token: string): string | undefined {
+  return token.split('.')[1] || undefined;
+}
+
 /** Key id: the first 8 hex characters of SHA-256(key), so ids need no separate naming. */
 export function keyIdOf(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
@@ -60,7 +65,12 @@ export class Encryptor {
       throw new DecryptionError('malformed ciphertext');
     }
     const key = this.keys.get(keyId);
-    if (!key) throw new DecryptionError(`no key with id ${keyId} is configured`);
+    if (!key) {
+      // a key removed too early (before `npm run rotate-encryption-key` reported 0 stale), or another deployment's
+      throw new DecryptionError(
+        `no key with id ${keyId} is configured (it is neither ENCRYPTION_KEY nor in ENCRYPTION_PREVIOUS_KEYS)`,
+      );
+    }
     const iv = Buffer.from(ivText, 'base64url');
     const body = Buffer.from(bodyText, 'base64url');
     if (iv.length !== IV_BYTES || body.length < TAG_BYTES) throw new DecryptionError('malformed ciphertext');
@@ -77,9 +87,12 @@ export class Encryptor {
     }
   }
 
-  /** True when the ciphertext was made with an older key and should be re-encrypted. */
+  /**
+   * True when the ciphertext was not made with the current key and should be re-encrypted
+   * (`npm run rotate-encryption-key`, src/crypto/rotation.ts).
+   */
   isStale(token: string): boolean {
-    return token.split('.')[1] !== this.currentKeyId;
+    return ciphertextKeyId(token) !== this.currentKeyId;
   }
 }
 

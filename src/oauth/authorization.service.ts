@@ -13,7 +13,7 @@ import { storeTokens, tokenView } from './tokens.service';
 /** A pending authorization (state + PKCE verifier) is valid this long. */
 const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
 
-const verifierAad = (state: string) => `oauth-code-verifier:${state}`;
+export const verifierAad = (state: string) => `oauth-code-verifier:${state}`;
 
 /** The platform's own callback, used when the request gives no `redirectUri`. */
 export function defaultRedirectUri(ctx: AppContext): string {

@@ -1,1 +1,3 @@
-export { accessTokenFor, oauthTokenProblem } from './tokens.service';
+export { verifierAad } from './authorization.service';
+export { secretAad as clientSecretAad } from './oauth-client';
+export { accessTokenFor, oauthTokenProblem, tokenAad } from './tokens.service';

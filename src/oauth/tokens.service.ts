@@ -11,7 +11,7 @@ import { clientFor, upstream } from './oauth-client';
 /** Access tokens this close to expiry are refreshed before use. */
 const REFRESH_MARGIN_MS = 30_000;
 
-const tokenAad = (t: Pick<OAuthToken, 'id' | 'account' | 'environment'>, kind: 'access' | 'refresh') =>
+export const tokenAad = (t: Pick<OAuthToken, 'id' | 'account' | 'environment'>, kind: 'access' | 'refresh') =>
   `oauth-${kind}-token:${t.id}:${t.account}:${t.environment}`;
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

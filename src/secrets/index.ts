@@ -1,2 +1,2 @@
-export { resolveSecrets } from './secrets.service';
+export { resolveSecrets, secretAad } from './secrets.service';
 export { renderSecretHeaders, scrubSecrets, secretNamesIn } from './templates';

@@ -7,7 +7,8 @@ import { notFound, validationFailed } from '../http/errors';
 import { Secret } from './secret.entity';
 
 /** Additional data binding a ciphertext to its row and owner: moved elsewhere, it no longer decrypts. */
-const aad = (secret: Secret) => `secret:${secret.id}:${secret.account}:${secret.environment}:${secret.name}`;
+export const secretAad = (secret: Pick<Secret, 'id' | 'account' | 'environment' | 'name'>) =>
+  `secret:${secret.id}:${secret.account}:${secret.environment}:${secret.name}`;
 
 const view = (s: Pick<Secret, 'name' | 'createdAt' | 'updatedAt'>) => ({
   name: s.name,
@@ -35,7 +36,7 @@ export async function putSecret(
   } else {
     secret.updatedAt = new Date();
   }
-  secret.ciphertext = encryptor.encrypt(value, aad(secret));
+  secret.ciphertext = encryptor.encrypt(value, secretAad(secret));
   try {
     await em.flush();
   } catch (error) {
@@ -112,5 +113,5 @@ export async function resolveSecrets(
       `Unknown secret: ${missing.join(', ')}`,
     );
   }
-  return new Map(rows.map((r) => [r.name, encryptor.decrypt(r.ciphertext, aad(r))]));
+  return new Map(rows.map((r) => [r.name, encryptor.decrypt(r.ciphertext, secretAad(r))]));
 }

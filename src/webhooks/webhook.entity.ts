@@ -62,3 +62,7 @@ export function webhookStatus(w: Pick<Webhook, 'enabled' | 'failing'>): WebhookS
 /** Additional data binding a webhook's secret ciphertext to its row and owner. */
 export const webhookSecretAad = (id: string, accountId: string, environment: string) =>
   `webhook-secret:${id}:${accountId}:${environment}`;
+
+/** The same for the previous secret, kept after a rotation of the webhook's secret. */
+export const webhookPreviousSecretAad = (id: string, accountId: string, environment: string) =>
+  `${webhookSecretAad(id, accountId, environment)}:previous`;

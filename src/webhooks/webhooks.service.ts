@@ -10,7 +10,7 @@ import { Persona } from '../personas';
 import { Delivery } from './delivery.entity';
 import { cancelDeliveryWorkflows } from './delivery-workflows';
 import { generateWebhookSecret } from './signature';
-import { Webhook, webhookSecretAad, webhookStatus } from './webhook.entity';
+import { Webhook, webhookPreviousSecretAad, webhookSecretAad, webhookStatus } from './webhook.entity';
 import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './webhooks.schemas';
 
 /** Webhooks per account and environment (docs/api-contract.md "Plan limits"); enterprise is unlimited. */
@@ -217,7 +217,8 @@ export async function rotateWebhookSecret(
     const w = await findWebhook(tem, auth, id, { lock: true });
     const aad = webhookSecretAad(w.id, auth.accountId, auth.environment);
     const current = ctx.encryptor.decrypt(w.secretCiphertext, aad);
-    w.previousSecretCiphertext = ctx.encryptor.encrypt(current, `${aad}:previous`);
+    const previousAad = webhookPreviousSecretAad(w.id, auth.accountId, auth.environment);
+    w.previousSecretCiphertext = ctx.encryptor.encrypt(current, previousAad);
     w.previousSecretExpiresAt = new Date(Date.now() + PREVIOUS_SECRET_TTL_MS);
     w.secretCiphertext = ctx.encryptor.encrypt(secret, aad);
     w.updatedAt = new Date();

@@ -1,0 +1,1 @@
+export { webhookPreviousSecretAad, webhookSecretAad } from './webhook.entity';
