@@ -33,6 +33,8 @@ const PLATFORM = [
   'ratelimit',
   'common',
   'auth',
+  'idempotency',
+  'telemetry',
 ];
 /** Area folders: one resource area each. Another area reaches one only through its index.ts. */
 const AREAS = [
@@ -91,7 +93,7 @@ module.exports = {
         'declares the interface in src/common (as McpConnections and Speech are).',
       from: { path: '^src/common/context[.]ts$' },
       to: {
-        pathNot: ['^src/(common|config|logging|db|crypto|auth|ratelimit)/', '^node_modules/'],
+        pathNot: ['^src/(common|config|logging|db|crypto|auth|ratelimit|telemetry)/', '^node_modules/'],
       },
     },
     {

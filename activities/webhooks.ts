@@ -1,3 +1,5 @@
+import { webhookDeliveries } from '../src/telemetry/metrics';
+import { annotateSpan } from '../src/telemetry/tracing';
 import { type AttemptInput, type AttemptOutcome, attemptDelivery } from '../src/webhooks/attempt';
 import type { ActivityDeps } from './deps';
 
@@ -6,7 +8,11 @@ export function createWebhookActivities({ orm, encryptor, config }: ActivityDeps
   return {
     /** One signed POST of a delivery's event, recorded with its outcome (see src/webhooks/attempt.ts). */
     async attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
-      return attemptDelivery({ knex, encryptor, config }, input);
+      annotateSpan({ 'voice.delivery_id': input.deliveryId, 'voice.delivery_attempt': input.attempt });
+      const outcome = await attemptDelivery({ knex, encryptor, config }, input);
+      // delivered; pending = this attempt failed and another follows; failed = the last one did; gone
+      webhookDeliveries.inc({ outcome: outcome.status });
+      return outcome;
     },
   };
 }

@@ -10,6 +10,7 @@ import { OpenApiRegistry } from '../http/openapi';
 import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import { type SessionStreams, sessionStreams } from '../sessions';
+import { httpTelemetry } from '../telemetry/http';
 import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
 import { mountAreaRoutes } from './routes';
 
@@ -30,6 +31,7 @@ export function createApp(ctx: AppContext): {
   // X-Forwarded-For only from the proxies TRUST_PROXY names: from anyone else it is the client's word
   app.set('trust proxy', ctx.config.trustProxy.length ? ctx.config.trustProxy : false);
 
+  app.use(httpTelemetry); // a span and the request metrics for every request, whatever answers it
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req', 20);

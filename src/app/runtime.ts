@@ -16,6 +16,8 @@ import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
 import { checkSessionOwned, type SessionStreams } from '../sessions';
+import { startProcessTelemetry } from '../telemetry/process-telemetry';
+import { clientTracingInterceptors } from '../telemetry/temporal';
 import { connectTemporalClient } from '../temporal/client';
 import { startTemporalDevServer } from '../temporal/dev-server';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -113,13 +115,16 @@ export async function buildContext(
   logger: Logger,
   deps: Pick<Dependencies, 'databaseUrl' | 'poolMax' | 'temporalAddress' | 'temporalUiUrl'>,
   opts: { migrate: boolean; registerSearchAttributes: boolean },
-): Promise<AppContext & { close(): Promise<void> }> {
+): Promise<AppContext & { close(): Promise<void>; metricsPort?: number }> {
   const orm = await initOrm({ url: deps.databaseUrl, poolMax: deps.poolMax, entities });
+  const telemetry = await startProcessTelemetry(config.telemetry, logger);
+  const { tracing } = telemetry;
   try {
     if (opts.migrate) await runMigrations(orm, logger, { lock: deps.poolMax > 1 });
     const temporal = await connectTemporalClient({
       address: deps.temporalAddress,
       namespace: config.temporal.namespace,
+      interceptors: clientTracingInterceptors(tracing),
     });
     if (opts.registerSearchAttributes) {
       await registerSearchAttributes(
@@ -154,21 +159,25 @@ export async function buildContext(
       temporalUiUrl: deps.temporalUiUrl,
       speech: new SpeechSynthesizer(config, logger),
       references: { session: checkSessionOwned },
+      tracing,
       apiCalls,
     };
     apiCalls.start();
     return {
       ...ctx,
+      metricsPort: telemetry.metricsPort,
       close: async () => {
         await ctx.apiCalls.close(); // the last counts, before the pool closes
         await ctx.mcpConnections.close();
         await ctx.speech.close();
         await temporal.connection.close().catch(() => undefined);
         await orm.close();
+        await telemetry.close();
       },
     };
   } catch (error) {
     await orm.close();
+    await telemetry.close();
     throw error;
   }
 }
@@ -195,10 +204,15 @@ export async function startWorker(
     address: temporalAddress,
     namespace: ctx.config.temporal.namespace,
     taskQueue: ctx.config.temporal.taskQueue,
+    tracing: ctx.tracing,
   });
   const running = worker.run();
   // this process's API (if any) starts executions eagerly on this worker
-  ctx.temporalEager = new Client({ connection, namespace: ctx.config.temporal.namespace });
+  ctx.temporalEager = new Client({
+    connection,
+    namespace: ctx.config.temporal.namespace,
+    interceptors: { workflow: clientTracingInterceptors(ctx.tracing) },
+  });
   const outbox = {
     knex: ctx.orm.em.getConnection().getKnex(),
     temporal: ctx.temporal,

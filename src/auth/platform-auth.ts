@@ -4,6 +4,7 @@ import type { Environment } from '../common/owner';
 import type { Plan } from '../config/env';
 import { preparedStatement } from '../db/prepared';
 import { forbidden, unauthorized } from '../http/errors';
+import { annotateSpan } from '../telemetry/tracing';
 import { bearerToken } from './bearer';
 import { API_KEY_PATTERN, hashApiKey } from './key-material';
 
@@ -52,6 +53,7 @@ export function platformAuthenticator(ctx: AppContext) {
     if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
       await knex.raw('update api_keys set last_used_at = now() where id = ?', [row.id]);
     }
+    annotateSpan({ 'voice.account_id': row.account_id, 'voice.environment': row.environment });
     return {
       accountId: row.account_id,
       environment: row.environment,

@@ -5,6 +5,7 @@ import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logging/logger';
 import type { RateLimits } from '../ratelimit/rate-limits';
+import type { Tracing } from '../telemetry/tracing';
 import type { ApiCallRecorder } from './api-calls';
 import type { McpConnections } from './mcp-connections';
 import type { ReferenceChecks } from './references';
@@ -33,6 +34,8 @@ export interface AppContext {
   temporalUiUrl?: string;
   /** The demo shop's MCP server, where this process serves it (npm start, src/demo/). */
   demoMcpUrl?: string;
+  /** OpenTelemetry tracing of this process (no-op unless OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  tracing: Tracing;
   /** Ownership checks of ids that name another area's resource (wired at the composition root). */
   references: ReferenceChecks;
   /** Console analytics: platform API calls counted in memory, flushed every second and at close. */

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { Client as PgClient } from 'pg';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
-import { OUTBOX_BATCH as BATCH, type ClaimedStart, type OutboxHandler } from './outbox';
+import { gaugeAtScrape } from '../telemetry/metrics';
+import { OUTBOX_BATCH as BATCH, type ClaimedStart, type OutboxHandler, outboxLagSeconds } from './outbox';
 
 /** Polling interval when LISTEN/NOTIFY is available (a safety net) and when it is not. */
 const POLL_WITH_NOTIFY_MS = 2_000;
@@ -66,6 +67,9 @@ export class EventDispatcher {
   start(): void {
     if (this.running) return;
     this.running = true;
+    gaugeAtScrape('outbox_lag_seconds', 'Seconds since the oldest event not yet fanned out was written', () =>
+      outboxLagSeconds(this.deps.knex),
+    );
     this.loop = this.run();
   }
 

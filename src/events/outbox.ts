@@ -43,3 +43,14 @@ export interface OutboxHandler {
   onEvents?(trx: Knex.Transaction, eventIds: string[]): Promise<number>;
   startPending?(startClaimed: StartClaimed): Promise<number>;
 }
+
+/**
+ * Seconds since the oldest event the dispatcher has not fanned out yet was written (0 when none):
+ * the outbox's lag, read at each metrics scrape (an indexed read of the undispatched events).
+ */
+export async function outboxLagSeconds(knex: Knex): Promise<number> {
+  const row = await knex('events')
+    .whereNull('dispatched_at')
+    .first(knex.raw('coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as lag'));
+  return Number((row as { lag?: number } | undefined)?.lag ?? 0);
+}

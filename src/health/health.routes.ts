@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { adminAuthenticator } from '../auth/admin-auth';
 import type { AppContext } from '../common/context';
+import { scrape } from '../telemetry/metrics';
 import { runSystemPingWorkflow } from './system-ping-workflows';
 
 const CHECK_TIMEOUT_MS = 3000;
@@ -41,6 +42,16 @@ export function mountHealth(app: Express, ctx: AppContext): void {
     }
     return deep.answer;
   };
+  // Prometheus metrics on the API's own port, for operators (METRICS_PORT serves them without a token)
+  app.get('/metrics', async (req, res, next) => {
+    try {
+      admin(req);
+      const { contentType, body } = await scrape();
+      res.type(contentType).send(body);
+    } catch (error) {
+      next(error);
+    }
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
   });

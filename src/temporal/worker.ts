@@ -11,6 +11,8 @@ import {
 import { ThreadedVMWorkflowCreator, WorkerThreadClient } from '@temporalio/worker/lib/workflow/threaded-vm';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { Logger as PlatformLogger } from '../logging/logger';
+import { workerTelemetryOptions } from '../telemetry/temporal';
+import type { Tracing } from '../telemetry/tracing';
 
 /**
  * What a worker runs: the activities and the workflows (a prebuilt bundle when it exists, else the
@@ -19,10 +21,17 @@ import type { Logger as PlatformLogger } from '../logging/logger';
 export interface WorkerRegistry {
   activities: WorkerOptions['activities'];
   workflowBundlePath: string;
+  /** The same bundle with the OpenTelemetry workflow interceptors (used when tracing is on). */
+  tracedWorkflowBundlePath: string;
   workflowsPath: string;
 }
 
 let runtimeInstalled = false;
+const TRACING_OFF: Tracing = {
+  enabled: false,
+  flush: async () => undefined,
+  shutdown: async () => undefined,
+};
 
 /**
  * The SDK's Worker without the isolate execution timeout. With a timeout, every call into a workflow's
@@ -109,6 +118,8 @@ export async function createWorker(opts: {
   overrides?: Partial<WorkerOptions>;
   /** The SDK's isolate execution timeout (a watchdog thread per call into a workflow), off by default. */
   isolateWatchdog?: boolean;
+  /** When enabled, workflows run the traced bundle and activities continue the caller's trace. */
+  tracing?: Tracing;
 }): Promise<{ worker: Worker; connection: NativeConnection }> {
   if (!runtimeInstalled) {
     // Core SDK logs go through the project's logger at warn and above.
@@ -129,9 +140,14 @@ export async function createWorker(opts: {
   }
   const connection = await NativeConnection.connect({ address: opts.address });
   const { registry } = opts;
-  const workflowSource = fs.existsSync(registry.workflowBundlePath)
-    ? { workflowBundle: { codePath: registry.workflowBundlePath } }
+  const traced = opts.tracing?.enabled === true;
+  const bundlePath = traced ? registry.tracedWorkflowBundlePath : registry.workflowBundlePath;
+  // without a prebuilt bundle the SDK bundles the source at start, with the telemetry's workflow modules
+  const prebuilt = fs.existsSync(bundlePath);
+  const workflowSource = prebuilt
+    ? { workflowBundle: { codePath: bundlePath } }
     : { workflowsPath: registry.workflowsPath };
+  const telemetry = workerTelemetryOptions(opts.tracing ?? TRACING_OFF, { bundled: prebuilt });
   const WorkerClass = opts.isolateWatchdog
     ? Worker
     : opts.stackTraces
@@ -144,6 +160,7 @@ export async function createWorker(opts: {
     activities: registry.activities,
     shutdownGraceTime: '8 seconds',
     ...workflowSource,
+    ...telemetry,
     ...opts.overrides,
   });
   return { worker, connection };

@@ -1,6 +1,8 @@
 import type { CommandRun } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import { derivedId } from '../../common/ids';
+import { voiceTurnDuration } from '../../telemetry/metrics';
+import { inSpan } from '../../telemetry/tracing';
 import {
   type FinishedExecution,
   finishedExecution,
@@ -43,12 +45,23 @@ import { runToolRound } from './turn-tools';
  * 4. else a reply naming the voice commands the agent knows.
  * The answer is not recorded here: the transport records it once it knows what was spoken.
  */
-export async function answerTurn(
+export function answerTurn(
   ctx: AppContext,
   turn: TurnRequest,
   /** The session, when the transport loaded it with its claim (a REST turn). */
   session?: TurnSession,
 ): Promise<TurnAnswer> {
+  // the turn's span is the parent of its model call and of its tool rounds in the session's workflow
+  const ids = { 'voice.session_id': turn.sessionId, 'voice.turn_id': turn.turnId };
+  return inSpan('voice.turn', ids, async (span) => {
+    const answered = await decideAnswer(ctx, turn, session);
+    span.setAttribute('voice.turn_route', answered.route);
+    voiceTurnDuration.observe({ route: answered.route }, answered.latencyMs / 1000);
+    return answered;
+  });
+}
+
+async function decideAnswer(ctx: AppContext, turn: TurnRequest, session?: TurnSession): Promise<TurnAnswer> {
   const loaded = session ?? (await loadTurnSession(ctx, turn.sessionId));
   const topic = outOfScopeTopic(turn.text, loaded.manifest.knowledge?.out_of_scope_topics);
   if (topic) return say(turn, 'refusal', refusalReply(topic));
