@@ -1,3 +1,4 @@
+import { deleteExpiredIdempotencyKeys } from '../src/idempotency/idempotency.service';
 import { deleteExpiredAuthorizations } from '../src/oauth/authorization.service';
 import { deleteExpiredRecordings } from '../src/sessions/stream/recordings';
 import type { ActivityDeps } from './deps';
@@ -14,6 +15,12 @@ export function createHousekeepingActivities(deps: ActivityDeps) {
     async deleteExpiredTurnRecordings(): Promise<number> {
       const deleted = await deleteExpiredRecordings(deps);
       if (deleted > 0) deps.logger.info({ deleted }, 'deleted expired turn recordings');
+      return deleted;
+    },
+    /** Removes idempotency keys older than 24 hours (docs/api-contract.md "Idempotent requests"). */
+    async deleteExpiredIdempotencyKeys(): Promise<number> {
+      const deleted = await deleteExpiredIdempotencyKeys(deps);
+      if (deleted > 0) deps.logger.info({ deleted }, 'deleted expired idempotency keys');
       return deleted;
     },
   };

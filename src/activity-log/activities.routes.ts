@@ -33,6 +33,7 @@ export function mountActivityRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
     .route({
       method: 'post',
       path: '/activities',
+      idempotent: true,
       summary: 'Log an activity',
       description:
         "Emits `activity.created` (data: id, type, payload, userId, sessionId, personaId, occurredAt) to subscribed webhooks; webhooks filtered on a persona receive only that persona's activities.",

@@ -12,6 +12,7 @@ import { type PlatformAuth, requireScope } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
 import { ApiRoot } from '../http/api-router';
 import type { OpenApiRegistry } from '../http/openapi';
+import { idempotentRequests } from '../idempotency/idempotent-request';
 import { platformOrConsoleAuthenticator } from './console-platform-auth';
 
 export const API_ROOTS = {
@@ -63,6 +64,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
         observe: (req, res, auth, route) => {
           if (!auth.console) observeKeyCalls(req, res, auth, route);
         },
+        idempotency: idempotentRequests(ctx),
       },
       registry,
     ),

@@ -1,6 +1,7 @@
 import { AccountSchema } from '../accounts/account.entity';
 import { ActivitySchema } from '../activity-log/activity.entity';
 import { EventSchema } from '../events/event.entity';
+import { IdempotencyKeySchema } from '../idempotency/idempotency-key.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
 import {
   MarketplaceQuotaCounterSchema,
@@ -54,4 +55,5 @@ export const entities = [
   MarketplaceInstallationSchema,
   MarketplaceQuotaCounterSchema,
   MarketplaceUsageRecordSchema,
+  IdempotencyKeySchema,
 ];

@@ -33,7 +33,8 @@ export type IdPrefix =
   | 'req'
   | 'oap'
   | 'oat'
-  | 'act';
+  | 'act'
+  | 'idk';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -1,6 +1,15 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import type { Owner } from '../common/owner';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IdempotencyKeyHeaderDoc,
+  IdempotencyKeyHeaders,
+  type IdempotentRunner,
+  ReplayedHeaderDoc,
+  type RouteAnswer,
+} from '../idempotency/idempotent-request';
 import { defaultRateClass, type RateClass } from '../ratelimit/classes';
 import { ErrorBodySchema, validationFailed } from './errors';
 import { areaTag, type HttpMethod, type OpenApiRegistry } from './openapi';
@@ -48,6 +57,11 @@ export interface RouteSpec<
    * the schema's input type, and under test every answer is parsed against it (see response-check).
    */
   success: { status?: number; description: string; schema: S };
+  /**
+   * A create route: honours `Idempotency-Key` (docs/api-contract.md "Idempotent requests") on a root
+   * that has `idempotency`.
+   */
+  idempotent?: boolean;
   handler: (ctx: HandlerContext<TAuth, B, Q, P, H>) => Promise<Reply<S>> | Reply<S>;
 }
 
@@ -73,6 +87,8 @@ export interface ApiRootOptions<TAuth> {
    * included), e.g. to count the call when its answer is sent (console analytics).
    */
   observe?: (req: Request, res: Response, auth: TAuth, route: string) => void;
+  /** Runs the handler of an `idempotent` route under its Idempotency-Key, in the caller's account and environment. */
+  idempotency?: TAuth extends Owner ? IdempotentRunner : never;
 }
 
 const errorResponse = (description: string) => ({
@@ -82,7 +98,8 @@ const errorResponse = (description: string) => ({
 
 /**
  * One API root (platform, console, marketplace, admin). Every route goes through the same pipeline:
- * authenticate → rate limit → authorize → validate params, query, headers and body → handler, and is
+ * authenticate → rate limit → authorize → validate params, query, headers and body → (on an
+ * `idempotent` route with an Idempotency-Key: claim the key, or replay its answer) → handler, and is
  * documented in the OpenAPI registry from the very zod schemas that validate it.
  */
 /** The query of a route that declares none: nothing may be sent. */
@@ -120,6 +137,9 @@ export class ApiRoot<TAuth> {
     const successStatus = spec.success.status ?? 200;
     const { authenticate, limit, limitAnonymous, authorize, observe } = this.options;
     const routeTemplate = this.options.basePath + spec.path;
+    const idempotency = spec.idempotent
+      ? (this.options.idempotency as IdempotentRunner | undefined)
+      : undefined;
 
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
       let auth: TAuth;
@@ -142,10 +162,20 @@ export class ApiRoot<TAuth> {
         req,
         res,
       };
+      const idempotencyKey = idempotency
+        ? parseOrThrow(IdempotencyKeyHeaders, req.headers, 'headers')[IDEMPOTENCY_KEY_HEADER]
+        : undefined;
       declareResponseSchema(res, spec.success.schema);
-      const result = await spec.handler(ctx);
-      if (res.headersSent) return;
-      res.status(res.statusCode === 200 ? successStatus : res.statusCode).json(result);
+      const run = async (): Promise<RouteAnswer | undefined> => {
+        const body = await spec.handler(ctx);
+        if (res.headersSent) return undefined;
+        return { status: res.statusCode === 200 ? successStatus : res.statusCode, body };
+      };
+      const answer =
+        idempotency && idempotencyKey !== undefined
+          ? await idempotency(req, res, auth as Owner, idempotencyKey, run)
+          : await run();
+      if (answer) res.status(answer.status).json(answer.body);
     });
 
     this.registry.add(
@@ -169,10 +199,12 @@ export class ApiRoot<TAuth> {
     rateClass: RateClass,
     successStatus: number,
   ): ZodOpenApiOperationObject {
+    const idempotent = spec.idempotent === true && this.options.idempotency !== undefined;
     const responses: ZodOpenApiResponsesObject = {
       [String(successStatus)]: {
         description: spec.success.description,
         content: { 'application/json': { schema: spec.success.schema } },
+        ...(idempotent ? { headers: ReplayedHeaderDoc } : {}),
       },
       '400': errorResponse('Invalid body, query, path or headers (`VALIDATION_FAILED`, names every field)'),
     };
@@ -182,7 +214,15 @@ export class ApiRoot<TAuth> {
     }
     if (spec.params) responses['404'] = errorResponse('No such resource for this account (`NOT_FOUND`)');
     if (this.options.limit) responses['429'] = errorResponse('Rate limit exceeded (`RATE_LIMIT_EXCEEDED`)');
+    if (idempotent) {
+      responses['409'] ??= errorResponse(
+        'The Idempotency-Key was used with another request, or its first request is in progress (`CONFLICT`)',
+      );
+    }
 
+    const header = idempotent
+      ? (spec.headers ?? z.object({})).extend(IdempotencyKeyHeaderDoc.shape)
+      : spec.headers;
     const notes = [
       spec.description,
       spec.scope ? `Scope: \`${spec.scope}\`.` : undefined,
@@ -196,7 +236,7 @@ export class ApiRoot<TAuth> {
       requestParams: {
         ...(spec.params ? { path: spec.params } : {}),
         ...(spec.query ? { query: spec.query } : {}),
-        ...(spec.headers ? { header: spec.headers } : {}),
+        ...(header ? { header } : {}),
       },
       ...(spec.body ? { requestBody: { content: { 'application/json': { schema: spec.body } } } } : {}),
       responses,

@@ -31,6 +31,7 @@ export function mountMcpServerRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCo
     .route({
       method: 'post',
       path: '/mcp-servers',
+      idempotent: true,
       summary: 'Register an MCP server',
       description:
         'With `autoConnect` (default true) it connects and discovers tools now; a failure is recorded in `status`/`lastError`. Plan limits: 3 (free), 25 (pro), unlimited (enterprise).',

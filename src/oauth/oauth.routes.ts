@@ -34,6 +34,7 @@ export function mountOAuthRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContex
     .route({
       method: 'post',
       path: '/oauth/providers',
+      idempotent: true,
       summary: 'Register an OAuth 2.0 provider',
       scope: 'oauth:write',
       body: CreateProviderBody,

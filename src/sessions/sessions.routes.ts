@@ -34,6 +34,7 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
     .route({
       method: 'post',
       path: '/sessions',
+      idempotent: true,
       summary: 'Start a voice session with a persona',
       description:
         'A `pk_live_` key may start sessions only with published personas (409 otherwise); a `pk_test_` key with any persona of the account. Emits `session.started`. The session is a Temporal workflow whose id is the session id.',

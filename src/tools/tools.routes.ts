@@ -21,6 +21,7 @@ export function mountToolRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext
     .route({
       method: 'post',
       path: '/tools',
+      idempotent: true,
       summary: 'Create a custom tool (webhook, mcp or prompt)',
       scope: 'tools:write',
       body: CreateToolBody,

@@ -43,6 +43,7 @@ export function mountWorkflowRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
     .route({
       method: 'post',
       path: '/workflows',
+      idempotent: true,
       summary: 'Create a workflow',
       description: 'Every problem of the definition is listed at once in `validationErrors` (400).',
       scope: 'workflows:write',
@@ -65,6 +66,7 @@ export function mountWorkflowRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
     .route({
       method: 'post',
       path: '/workflows/trigger',
+      idempotent: true,
       summary: 'Run the workflow a spoken utterance asks for',
       description: `Matches the utterance against every voice_command (normalised word similarity, score 0-1, threshold 0.5). No match: 404 with the closest \`candidates\`; a tie: 409 naming them. ${RUN_DESCRIPTION}`,
       scope: 'workflows:execute',
@@ -109,6 +111,7 @@ export function mountWorkflowRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
     .route({
       method: 'post',
       path: '/workflows/:id/execute',
+      idempotent: true,
       summary: 'Execute a workflow',
       description: RUN_DESCRIPTION,
       scope: 'workflows:execute',

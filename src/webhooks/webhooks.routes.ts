@@ -37,6 +37,7 @@ export function mountWebhookRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
     .route({
       method: 'post',
       path: '/webhooks',
+      idempotent: true,
       summary: 'Create a webhook',
       description:
         'The signing secret (`whsec_…`) is in this response only. Plan limits: 5 (free), 50 (pro), unlimited (enterprise) per environment.',

@@ -16,6 +16,7 @@ import { Migration20261125200000TurnIdentity } from './Migration20261125200000Tu
 import { Migration20261126000000TurnEngine } from './Migration20261126000000TurnEngine';
 import { Migration20261126100000TurnRecordings } from './Migration20261126100000TurnRecordings';
 import { Migration20261126200000WorkflowVersions } from './Migration20261126200000WorkflowVersions';
+import { Migration20261127000000IdempotencyKeys } from './Migration20261127000000IdempotencyKeys';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126000000TurnEngine', class: Migration20261126000000TurnEngine },
   { name: 'Migration20261126100000TurnRecordings', class: Migration20261126100000TurnRecordings },
   { name: 'Migration20261126200000WorkflowVersions', class: Migration20261126200000WorkflowVersions },
+  { name: 'Migration20261127000000IdempotencyKeys', class: Migration20261127000000IdempotencyKeys },
 ];
