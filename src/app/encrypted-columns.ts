@@ -1,5 +1,6 @@
 import type { Environment } from '../common/owner';
 import type { EncryptedColumn } from '../crypto/rotation';
+import { responseAad } from '../idempotency/idempotency.service';
 // src/app/ may import an area's own files, as entities.ts does
 import { mcpHeadersAad } from '../mcp/mcp-server.entity';
 import { clientSecretAad, tokenAad, verifierAad } from '../oauth';
@@ -77,5 +78,14 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     column: 'headers_ciphertext',
     aadColumns: OWNED_COLUMNS,
     aad: (r) => mcpHeadersAad(owned(r)),
+  },
+  // a replayable answer can hold a created webhook's secret; kept 24 h
+  {
+    table: 'idempotency_keys',
+    key: 'id',
+    column: 'response_ciphertext',
+    aadColumns: [...OWNED_COLUMNS, 'key'],
+    aad: (r) =>
+      responseAad(r.id, { accountId: r.account_id, environment: r.environment as Environment }, r.key),
   },
 ];

@@ -37,7 +37,7 @@ interface KeyRow {
 type Deps = Pick<CoreContext, 'orm' | 'encryptor'>;
 
 /** The stored answer is bound to its row, account, environment and key: copied elsewhere it fails to decrypt. */
-const responseAad = (id: string, owner: Owner, key: string) =>
+export const responseAad = (id: string, owner: Owner, key: string) =>
   `idempotency-response:${id}:${owner.accountId}:${owner.environment}:${key}`;
 
 /** A claim that loses every race this many times in a row gives up with "in progress". */

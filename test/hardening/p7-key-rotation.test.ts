@@ -88,10 +88,11 @@ async function keyIds(): Promise<Record<string, string[]>> {
 /** One row of every encrypted kind, made through the API under key A. */
 async function createEveryKind() {
   expect((await api(appA, 'PUT', '/secrets/API_TOKEN', { value: 'sk-live-value-123' })).status).toBe(201);
-  const hook = await api(appA, 'POST', '/webhooks', {
-    name: 'hook',
-    url: 'http://127.0.0.1:9/hook',
-    events: ['tool.called'],
+  // created with an Idempotency-Key: its replayable answer (holding the secret) is stored encrypted
+  const hook = await call(appA.baseUrl, 'POST', '/api/v2/developers/webhooks', {
+    token: dev.liveKey,
+    headers: { 'idempotency-key': 'p7-hook' },
+    body: { name: 'hook', url: 'http://127.0.0.1:9/hook', events: ['tool.called'] },
   });
   expect(hook.status).toBe(201);
   expect((await api(appA, 'POST', `/webhooks/${hook.body.data.id}/rotate-secret`)).status).toBe(200);
