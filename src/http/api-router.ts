@@ -142,6 +142,7 @@ export class ApiRoot<TAuth> {
       : undefined;
 
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
+      res.locals.route = routeTemplate; // metrics and traces label requests by route template
       let auth: TAuth;
       try {
         auth = await authenticate(req, res);

@@ -4,19 +4,14 @@ import { httpRequestDuration, httpRequests } from './metrics';
 import { tracer } from './tracing';
 
 /**
- * The route template a request matched (`/api/v2/developers/webhooks/:id`), never the raw path, so
- * metric labels stay few; `unmatched` for anything no route took (404s, console files).
+ * The route template a request matched (`/api/v2/developers/webhooks/:id`, set by the API router,
+ * or an app-level route's path), never the raw path, so metric labels stay few; `unmatched` for
+ * anything no route took (404s, console files).
  */
 function routeOf(req: Request, res: Response): string {
   if (typeof res.locals.route === 'string') return res.locals.route;
   const path = req.route?.path;
   return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
-}
-
-/** Remembers the matched route while Express still knows its base (before an error unwinds it). */
-export function rememberRoute(req: Request, res: Response, next: NextFunction): void {
-  if (req.route && typeof req.route.path === 'string') res.locals.route = `${req.baseUrl}${req.route.path}`;
-  next();
 }
 
 /**

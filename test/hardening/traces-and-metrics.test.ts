@@ -124,10 +124,15 @@ describe('traces', () => {
 describe('metrics', () => {
   it('are served on METRICS_PORT and at /metrics with the admin token only', async () => {
     await live('GET', '/webhooks');
+    expect((await live('GET', '/webhooks/wh_missing')).status).toBe(404);
     const port = (app.ctx as { metricsPort?: number }).metricsPort;
     const scraped = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(scraped).toMatch(
       /http_requests_total\{method="GET",route="\/api\/v2\/developers\/webhooks",status="200"\} \d+/,
+    );
+    // an error answer keeps its route's template (not the raw path, not a lost base path)
+    expect(scraped).toMatch(
+      /http_requests_total\{method="GET",route="\/api\/v2\/developers\/webhooks\/:id",status="404"\} 1/,
     );
     expect(scraped).toContain('http_request_duration_seconds_bucket');
     expect(scraped).toMatch(/voice_turn_duration_seconds_count\{route="llm"\} [1-9]/);
