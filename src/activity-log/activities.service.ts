@@ -1,5 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import { findOwned } from '../common/owned';
+import { deleteOwned, findOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
 import { validationFailed } from '../http/errors';
@@ -106,9 +106,7 @@ export async function updateActivity(
 }
 
 export async function deleteActivity(em: EntityManager, owner: Owner, id: string) {
-  await em.transactional(async (tem) => {
-    tem.remove(await findActivity(tem, owner, id));
-  });
+  await deleteOwned(em, Activity, owner, id, 'Activity');
   return { deleted: true as const, id };
 }
 

@@ -37,6 +37,24 @@ export async function findOwned<T extends OwnedEntity>(
   return found as T;
 }
 
+/**
+ * Deletes one of the owner's resources, or 404. Read FOR UPDATE in the deleting transaction, so of
+ * concurrent deletes one deletes it and the others, which waited on its row, find nothing (404).
+ */
+export async function deleteOwned<T extends OwnedEntity>(
+  em: EntityManager,
+  entity: EntityClass<T>,
+  owner: Owner,
+  id: string,
+  what: string,
+): Promise<T> {
+  return em.transactional(async (tem) => {
+    const found = await findOwned(tem, entity, owner, id, what, { lock: true });
+    tem.remove(found);
+    return found;
+  });
+}
+
 /** A page of the owner's resources, newest first, with the total. */
 export async function listOwned<T extends OwnedEntity>(
   em: EntityManager,

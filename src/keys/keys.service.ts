@@ -41,11 +41,17 @@ export async function listKeys(em: EntityManager, accountId: string) {
   return keys.map(keyView);
 }
 
-/** Revokes at once: the platform reads keys without caching, so the next request with it is refused. */
+/**
+ * Revokes at once: the platform reads keys without caching, so the next request with it is refused.
+ * One conditional update: of concurrent revokes of a key one revokes it, the others find it revoked (404).
+ */
 export async function revokeKey(em: EntityManager, accountId: string, keyId: string) {
-  const key = await em.findOne(ApiKey, { id: keyId, account: accountId, revokedAt: null });
-  if (!key) throw notFound('API key');
-  key.revokedAt = new Date();
-  await em.flush();
-  return { id: key.id, revokedAt: key.revokedAt.toISOString() };
+  const revokedAt = new Date();
+  const revoked = await em.nativeUpdate(
+    ApiKey,
+    { id: keyId, account: accountId, revokedAt: null },
+    { revokedAt },
+  );
+  if (!revoked) throw notFound('API key');
+  return { id: keyId, revokedAt: revokedAt.toISOString() };
 }

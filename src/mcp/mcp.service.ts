@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformAuth } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
-import { enforcePlanLimit, findOwned, listOwned, type Page } from '../common/owned';
+import { deleteOwned, enforcePlanLimit, findOwned, listOwned, type Page } from '../common/owned';
 import type { Owner } from '../common/owner';
 import type { Plan } from '../config/env';
 import { ApiError, validationFailed } from '../http/errors';
@@ -166,8 +166,7 @@ export async function updateServer(
 }
 
 export async function deleteServer(em: EntityManager, owner: Owner, id: string) {
-  const server = await findServer(em, owner, id);
-  await em.remove(server).flush();
+  await deleteOwned(em, McpServer, owner, id, 'MCP server');
   return { deleted: true as const, id };
 }
 

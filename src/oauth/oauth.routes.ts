@@ -106,6 +106,7 @@ export function mountOAuthRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContex
       method: 'delete',
       path: '/oauth/tokens/:id',
       summary: 'Revoke a token (at the provider too, when it has a revocation URL)',
+      description: 'A revoked token stays listed; revoking it again → 409 `CONFLICT`.',
       scope: 'oauth:write',
       params: IdParams,
       success: { description: 'The revoked token', schema: RevokedTokenEnvelope },

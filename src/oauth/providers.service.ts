@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../common/context';
 import type { Page } from '../common/owned';
-import { findOwned, listOwned } from '../common/owned';
+import { deleteOwned, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { OAuthProvider } from './oauth.entity';
 import type { CreateProviderInput, UpdateProviderInput } from './oauth.schemas';
@@ -85,7 +85,6 @@ export async function updateProvider(
 }
 
 export async function deleteProvider(em: EntityManager, owner: Owner, id: string) {
-  const provider = await findProvider(em, owner, id);
-  await em.remove(provider).flush();
+  await deleteOwned(em, OAuthProvider, owner, id, 'OAuth provider');
   return { deleted: true as const, id };
 }

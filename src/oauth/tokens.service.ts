@@ -4,7 +4,7 @@ import type { AppContext, CoreContext } from '../common/context';
 import type { Page } from '../common/owned';
 import { findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
-import { ApiError, validationFailed } from '../http/errors';
+import { ApiError, conflict, validationFailed } from '../http/errors';
 import { OAuthProvider, OAuthToken } from './oauth.entity';
 import { clientFor, upstream } from './oauth-client';
 
@@ -64,33 +64,39 @@ export async function listTokens(em: EntityManager, owner: Owner, page: Page) {
   return { data: items.map((t) => tokenView(t, byId.get(t.providerId))), total };
 }
 
-/** Revokes at the provider (when it has a revocation URL) and marks the token revoked. */
+/**
+ * Revokes at the provider (when it has a revocation URL) and marks the token revoked. The token's row
+ * is locked throughout: of concurrent revokes one revokes it (once at the provider), the others then
+ * find it revoked (409, as any later revoke).
+ */
 export async function revokeToken(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
-  const token = await findOwned(em, OAuthToken, owner, id, 'OAuth token');
-  const provider = await em.findOneOrFail(OAuthProvider, { id: token.providerId });
-  let providerRevoked = false;
-  if (provider.revocationUrl && token.status === 'active') {
-    const client = clientFor(ctx, provider);
-    try {
-      if (token.refreshTokenCiphertext) {
+  return em.transactional(async (tem) => {
+    const token = await findOwned(tem, OAuthToken, owner, id, 'OAuth token', { lock: true });
+    if (token.status === 'revoked') throw conflict(`OAuth token ${id} is revoked already`);
+    const provider = await tem.findOneOrFail(OAuthProvider, { id: token.providerId });
+    let providerRevoked = false;
+    if (provider.revocationUrl) {
+      const client = clientFor(ctx, provider);
+      try {
+        if (token.refreshTokenCiphertext) {
+          await client.revoke(
+            ctx.encryptor.decrypt(token.refreshTokenCiphertext, tokenAad(token, 'refresh')),
+            'refresh_token',
+          );
+        }
         await client.revoke(
-          ctx.encryptor.decrypt(token.refreshTokenCiphertext, tokenAad(token, 'refresh')),
-          'refresh_token',
+          ctx.encryptor.decrypt(token.accessTokenCiphertext, tokenAad(token, 'access')),
+          'access_token',
         );
+        providerRevoked = true;
+      } catch (error) {
+        throw upstream('The provider did not revoke the token', error);
       }
-      await client.revoke(
-        ctx.encryptor.decrypt(token.accessTokenCiphertext, tokenAad(token, 'access')),
-        'access_token',
-      );
-      providerRevoked = true;
-    } catch (error) {
-      throw upstream('The provider did not revoke the token', error);
     }
-  }
-  token.status = 'revoked';
-  token.updatedAt = new Date();
-  await em.flush();
-  return { ...tokenView(token, provider), providerRevoked };
+    token.status = 'revoked';
+    token.updatedAt = new Date();
+    return { ...tokenView(token, provider), providerRevoked };
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import type { AppContext } from '../common/context';
-import { findOwned, listOwned } from '../common/owned';
+import { deleteOwned, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { describeIssuesUnder } from '../http/validation';
@@ -115,8 +115,7 @@ export async function updateTool(
 }
 
 export async function deleteTool(em: EntityManager, owner: Owner, id: string) {
-  const tool = await findTool(em, owner, id);
-  await em.remove(tool).flush();
+  await deleteOwned(em, Tool, owner, id, 'Tool');
   return { deleted: true as const, id };
 }
 

@@ -1,6 +1,6 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { Page } from '../common/owned';
-import { findOwned, listOwned } from '../common/owned';
+import { deleteOwned, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { conflict, validationFailed } from '../http/errors';
 import { McpServer } from '../mcp';
@@ -131,7 +131,6 @@ export async function updateWorkflow(
 
 /** Deletes the definition and its history; executions still running finish unrecorded. */
 export async function deleteWorkflow(em: EntityManager, owner: Owner, id: string) {
-  const workflow = await findWorkflow(em, owner, id);
-  await em.remove(workflow).flush();
+  await deleteOwned(em, WorkflowDefinition, owner, id, 'Workflow');
   return { deleted: true as const, id };
 }

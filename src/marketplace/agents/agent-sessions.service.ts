@@ -105,7 +105,8 @@ export async function startAgentSession(
 /**
  * A turn with an installed agent: counted against the user's monthly quota for the agent first (429
  * `QUOTA_EXCEEDED` when used up, exact under concurrency), then taken as any session turn; its
- * metering record gets the duration and whether the agent answered without an error.
+ * metering record gets the duration and whether the agent answered without an error. A turn the
+ * session refuses (409) is taken back from the quota, record and count.
  */
 export async function agentTurn(
   ctx: AppContext,
@@ -147,6 +148,11 @@ export async function agentTurn(
     });
     return turn;
   } catch (error) {
+    // refused (the session ended, or is answering another turn): no turn was taken, none is counted
+    if (error instanceof ApiError && error.status === 409) {
+      await meter.release(reservation.recordId);
+      throw error;
+    }
     await meter.finish(reservation.recordId, {
       durationMs: performance.now() - started,
       success: false,

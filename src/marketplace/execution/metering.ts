@@ -54,6 +54,11 @@ export interface MeteringStatements {
     recordId: string,
     outcome: { durationMs: number; success: boolean; errorCode?: string; error?: string; priceCents: number },
   ): Promise<void>;
+  /**
+   * Takes back a run refused before it was taken (its record and its count, in one statement):
+   * refusals never count against the quota.
+   */
+  release(recordId: string): Promise<void>;
   /** Runs counted for the user, item and period (0 when none). */
   used(userId: string, itemId: string, period?: string): Promise<number>;
 }
@@ -72,6 +77,12 @@ const RESERVE_SQL = `with reserved as (
 const FINISH_SQL = `update marketplace_usage set finished_at = now(), duration_ms = $2, success = $3, error_code = $4,
   error = $5, price_cents = $6 where id = $1`;
 
+const RELEASE_SQL = `with released as (
+    delete from marketplace_usage where id = $1 returning user_id, item_id, period
+  )
+  update marketplace_quota_counters c set used = c.used - 1 from released r
+  where c.user_id = r.user_id and c.item_id = r.item_id and c.period = r.period`;
+
 const USED_SQL = `select used from marketplace_quota_counters where user_id = $1 and item_id = $2 and period = $3`;
 
 const statements = new WeakMap<Knex, MeteringStatements>();
@@ -82,6 +93,7 @@ export function metering(knex: Knex): MeteringStatements {
   if (found) return found;
   const reserve = preparedStatement<{ id: string; used: number }>(knex, 'mkt_reserve_run', RESERVE_SQL);
   const finish = preparedStatement(knex, 'mkt_finish_run', FINISH_SQL);
+  const release = preparedStatement(knex, 'mkt_release_run', RELEASE_SQL);
   const used = preparedStatement<{ used: number }>(knex, 'mkt_quota_used', USED_SQL);
   found = {
     async reserve({ userId, itemId, kind, tier, limit, period = periodOf() }) {
@@ -98,6 +110,9 @@ export function metering(knex: Knex): MeteringStatements {
         o.success ? null : (o.error?.slice(0, 2000) ?? null),
         o.success ? o.priceCents : 0,
       ]);
+    },
+    async release(recordId) {
+      await release([recordId]);
     },
     async used(userId, itemId, period = periodOf()) {
       const [row] = await used([userId, itemId, period]);
