@@ -4,6 +4,9 @@ import os from 'node:os';
 import { guardedFetch } from '../src/outbound/fetch';
 import { isBlockedAddress, OutboundError, sendOutbound, urlProblem } from '../src/outbound/http';
 
+/** An answer cap and deadline for the calls below. */
+const limits = (maxBytes: number, timeoutMs = 5_000) => ({ maxBytes, timeoutMs });
+
 describe('outbound HTTP guard (SSRF)', () => {
   it('classifies private, loopback, link-local, metadata and reserved addresses as blocked', () => {
     for (const address of [
@@ -125,8 +128,7 @@ describe('outbound HTTP guard (SSRF)', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{}',
-        timeoutMs,
-        maxResponseBytes: 4096,
+        limits: limits(200_000, timeoutMs),
         policy: { allowPrivate, allowHttp: true },
       });
 
@@ -150,8 +152,7 @@ describe('outbound HTTP guard (SSRF)', () => {
         url: `http://${name}:${port}/`,
         method: 'GET',
         headers: {},
-        timeoutMs: 5_000,
-        maxResponseBytes: 10,
+        limits: limits(10),
         policy: { allowPrivate: false, allowHttp: true },
       }).catch((e) => e);
       expect(resolved).toBeInstanceOf(OutboundError);
@@ -161,21 +162,22 @@ describe('outbound HTTP guard (SSRF)', () => {
 
     it('the fetch used by the MCP client applies the same guard', async () => {
       const before = hits;
-      const strict = guardedFetch({ allowPrivate: false, allowHttp: true });
+      const strict = guardedFetch({ allowPrivate: false, allowHttp: true }, limits(200_000));
       for (const url of [`http://127.0.0.1:${port}/`, `http://${os.hostname()}:${port}/`]) {
         const error = await strict(url, { method: 'POST', body: '{}' }).catch((e) => e);
         expect(error).toBeInstanceOf(OutboundError);
         expect(error.kind).toBe('blocked');
       }
       expect(hits).toBe(before);
-      const allowed = await guardedFetch({ allowPrivate: true, allowHttp: true })(
-        `http://127.0.0.1:${port}/redirect`,
-      );
+      const allowed = await guardedFetch(
+        { allowPrivate: true, allowHttp: true },
+        limits(200_000),
+      )(`http://127.0.0.1:${port}/redirect`);
       expect(allowed.status).toBe(302); // redirects are returned, not followed
     });
 
     it('the guarded fetch answers as fetch does: status, headers and body; refusals and aborts as fetch rejects', async () => {
-      const fetchLike = guardedFetch({ allowPrivate: true, allowHttp: true });
+      const fetchLike = guardedFetch({ allowPrivate: true, allowHttp: true }, limits(200_000));
       const big = await fetchLike(`http://127.0.0.1:${port}/big`, {
         method: 'POST',
         headers: new Headers({ 'content-type': 'application/json' }),
@@ -197,12 +199,11 @@ describe('outbound HTTP guard (SSRF)', () => {
       expect(aborted.name).toBe('TimeoutError');
     });
 
-    it('when allowed: does not follow redirects, caps the body, and times out', async () => {
+    it('when allowed: does not follow redirects, reads a whole answer within the cap, and times out', async () => {
       const redirect = await send(`http://127.0.0.1:${port}/redirect`, true);
       expect(redirect.status).toBe(302);
       const big = await send(`http://127.0.0.1:${port}/big`, true);
-      expect(big.body).toHaveLength(4096);
-      expect(big.truncated).toBe(true);
+      expect(big.body).toHaveLength(100_000);
       const slow = await send(`http://127.0.0.1:${port}/slow`, true, 300).catch((e) => e);
       expect(slow).toBeInstanceOf(OutboundError);
       expect(slow.kind).toBe('timeout');
@@ -210,12 +211,11 @@ describe('outbound HTTP guard (SSRF)', () => {
       expect(refused.kind).toBe('connection');
     });
 
-    it('closes the connection once the response cap is reached instead of reading the rest', async () => {
+    it('fails an answer past the cap (too_large) and closes the connection instead of reading the rest', async () => {
       const started = performance.now();
-      const capped = await send(`http://127.0.0.1:${port}/stream`, true, 30_000);
-      expect(capped.status).toBe(200);
-      expect(capped.body).toHaveLength(4096);
-      expect(capped.truncated).toBe(true);
+      const capped = await send(`http://127.0.0.1:${port}/stream`, true, 30_000).catch((e) => e);
+      expect(capped).toBeInstanceOf(OutboundError);
+      expect(capped.kind).toBe('too_large');
       const end = await streamed;
       expect(end.finished).toBe(false); // the socket was closed under the server
       expect(end.written).toBeLessThan(16 * 1024 * 1024); // at most what socket buffers absorbed

@@ -7,6 +7,7 @@ import { createIdTokenVerifier } from '../auth/id-token';
 import type { AppContext } from '../common/context';
 import { ensurePrivateDir, ensurePrivateFile } from '../common/private-files';
 import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
+import { outboundNotice } from '../config/outbound';
 import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
@@ -116,6 +117,8 @@ export async function buildContext(
   deps: Pick<Dependencies, 'databaseUrl' | 'poolMax' | 'temporalAddress' | 'temporalUiUrl'>,
   opts: { migrate: boolean; registerSearchAttributes: boolean },
 ): Promise<AppContext & { close(): Promise<void>; metricsPort?: number }> {
+  const notice = outboundNotice(config.outbound);
+  if (notice) logger.warn(notice);
   const orm = await initOrm({ url: deps.databaseUrl, poolMax: deps.poolMax, entities });
   const telemetry = await startProcessTelemetry(config.telemetry, logger);
   const { tracing } = telemetry;

@@ -1,14 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { type OutboundConfig, outboundConfig, outboundEnv, outboundProblems } from './outbound';
 
 /** Plans, shared by accounts, rate limits and plan limits. */
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
-
-const boolFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 
 const optionalString = z
   .string()
@@ -54,8 +51,7 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((s) => Number(s.trim())))
     .pipe(z.array(z.number().int().min(0)).min(1)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
-  OUTBOUND_ALLOW_PRIVATE: boolFromEnv.optional(),
-  OUTBOUND_ALLOW_HTTP: boolFromEnv.optional(),
+  ...outboundEnv,
 
   LLM_BASE_URL: optionalString.pipe(z.url().optional()),
   LLM_API_KEY: optionalString,
@@ -120,6 +116,7 @@ function crossFieldProblems(source: NodeJS.ProcessEnv): string[] {
     }
     if (source.RATE_LIMITS === 'off') problems.push('RATE_LIMITS: cannot be off in production');
   }
+  problems.push(...outboundProblems(source));
   return problems;
 }
 
@@ -172,12 +169,8 @@ export interface Config {
   marketplace: { removalGraceDays: number; removalGraceSeconds?: number };
   /** Voice sessions end after `idleTimeoutS` without a turn; their workflow continues as new every `turnsPerRun` turns. */
   sessions: { idleTimeoutS: number; turnsPerRun: number };
-  /**
-   * Outbound calls (webhooks, tools, MCP, OAuth): `allowPrivate` lets them reach private, loopback,
-   * link-local and metadata addresses; `allowHttp` allows plain `http:` URLs. Both off in production
-   * by default.
-   */
-  outbound: { allowPrivate: boolean; allowHttp: boolean };
+  /** Outbound calls (webhooks, tools, MCP, OAuth): which targets they may reach (src/config/outbound.ts). */
+  outbound: OutboundConfig;
   llm: { baseUrl?: string; apiKey?: string; model: string };
   /**
    * Speech-to-text for caller audio: an OpenAI-compatible `POST {baseUrl}/audio/transcriptions`
@@ -278,10 +271,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       removalGraceSeconds: e.MARKETPLACE_REMOVAL_GRACE_SECONDS,
     },
     sessions: { idleTimeoutS: e.SESSION_IDLE_TIMEOUT_S, turnsPerRun: e.SESSION_TURNS_PER_RUN },
-    outbound: {
-      allowPrivate: e.OUTBOUND_ALLOW_PRIVATE ?? e.NODE_ENV !== 'production',
-      allowHttp: e.OUTBOUND_ALLOW_HTTP ?? e.NODE_ENV !== 'production',
-    },
+    outbound: outboundConfig(e),
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
     stt: e.STT_BASE_URL
       ? { baseUrl: e.STT_BASE_URL, apiKey: e.STT_API_KEY, model: e.STT_MODEL, timeoutMs: e.STT_TIMEOUT_MS }

@@ -11,8 +11,9 @@ import type { CoreContext } from '../common/context';
 import type { PooledConnection } from '../common/mcp-connections';
 import type { Owner } from '../common/owner';
 import { accessTokenFor } from '../oauth';
-import { guardedFetch } from '../outbound/fetch';
-import { OutboundError } from '../outbound/http';
+import { ANSWER_LIMITS, type AnswerLimits, OutboundError } from '../outbound/answer-limits';
+import { type FetchLike, guardedFetch } from '../outbound/fetch';
+import type { OutboundPolicy } from '../outbound/http';
 import { renderSecretHeaders, resolveSecrets, scrubSecrets, secretNamesIn } from '../secrets';
 import { type McpServer, mcpHeadersAad } from './mcp-server.entity';
 
@@ -22,10 +23,14 @@ const CLIENT_INFO = { name: 'voice-agent-platform', version: '1.0.0' };
 
 /** A failure to reach or talk to an MCP server, with a message fit for the developer. */
 export class McpError extends Error {
-  /** `connect`: the server was never reached or refused the handshake, so nothing ran there. */
+  /**
+   * `connect`: the server was never reached or refused the handshake, so nothing ran there.
+   * `tooLarge`: the server's answer passed its cap (ANSWER_LIMITS.mcpServer).
+   */
   constructor(
     message: string,
     readonly phase: 'connect' | 'call' = 'call',
+    readonly tooLarge = false,
   ) {
     super(message);
     this.name = 'McpError';
@@ -63,11 +68,50 @@ function rootCause(error: unknown): Cause | undefined {
   return undefined;
 }
 
+/** The OutboundError behind a failed exchange (a refused, late or oversized answer), if one is. */
+function outboundFailure(error: unknown): OutboundError | undefined {
+  let current = error as Cause | undefined;
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (current instanceof OutboundError) return current;
+    current = current.cause as Cause | undefined;
+  }
+  return undefined;
+}
+
+/** Answers past their cap, by the client whose connection they closed. */
+const refusedAnswers = new WeakMap<Client, OutboundError>();
+
+/**
+ * The SSRF-guarded fetch of one MCP connection, within `limits`. An answer past the cap closes the
+ * connection at once, so every call waiting on it fails (with `refusedAnswer` as its reason) instead
+ * of waiting for its timeout: an answer streamed as events is read apart from the call it answers.
+ */
+export function mcpFetch(
+  policy: OutboundPolicy,
+  client: Client,
+  limits: AnswerLimits = ANSWER_LIMITS.mcpServer,
+): FetchLike {
+  return guardedFetch(policy, limits, {
+    onTooLarge: (error) => {
+      if (!refusedAnswers.has(client)) refusedAnswers.set(client, error);
+      void client.close().catch(() => undefined);
+    },
+  });
+}
+
+/** The oversized answer that closed `client`'s connection, if one did: the reason its calls failed. */
+export function refusedAnswer(client: Client): OutboundError | undefined {
+  return refusedAnswers.get(client);
+}
+
 /** A clear message for a failed MCP exchange; secret values are scrubbed from it. */
 export function describeMcpFailure(error: unknown, endpoint: string, sensitive: string[] = []): string {
   let message: string;
   const cause = rootCause(error);
-  if (error instanceof OutboundError && error.kind === 'blocked') message = `Refused: ${error.message}`;
+  const outbound = outboundFailure(error);
+  if (outbound?.kind === 'blocked') message = `Refused: ${outbound.message}`;
+  else if (outbound?.kind === 'too_large') message = `Response too large: ${endpoint}: ${outbound.message}`;
+  else if (outbound?.kind === 'timeout') message = `${endpoint} did not answer in time: ${outbound.message}`;
   else if (cause?.name === 'BlockedDestinationError') message = `Refused: ${cause.message}`;
   else if (cause?.code === 'ECONNREFUSED' || cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') {
     message = `Could not connect to ${endpoint} (${cause.code})`;
@@ -84,6 +128,11 @@ export function describeMcpFailure(error: unknown, endpoint: string, sensitive: 
   return scrubSecrets(message, sensitive);
 }
 
+/** Whether a failed exchange was an answer past its cap. */
+export function isAnswerTooLarge(error: unknown): boolean {
+  return outboundFailure(error)?.kind === 'too_large' || (error instanceof McpError && error.tooLarge);
+}
+
 /**
  * Connects to a server (initialize). Streamable HTTP for `http`, the older HTTP+SSE transport for
  * `sse`; every request goes through the SSRF-guarded fetch. Failing here means nothing ran there.
@@ -94,7 +143,8 @@ async function openMcpConnection(
   headers: Record<string, string>,
   sensitive: string[],
 ): Promise<PooledConnection<Client>> {
-  const fetch = guardedFetch(ctx.config.outbound);
+  const client = new Client(CLIENT_INFO);
+  const fetch = mcpFetch(ctx.config.outbound, client);
   const url = new URL(server.endpoint);
   const transport =
     server.transport === 'sse'
@@ -106,12 +156,13 @@ async function openMcpConnection(
           fetch,
         })
       : new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch });
-  const client = new Client(CLIENT_INFO);
   try {
     await client.connect(transport, { timeout: MCP_TIMEOUT_MS });
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new McpError(describeMcpFailure(error, server.endpoint, sensitive), 'connect');
+    const failure = refusedAnswer(client) ?? error;
+    const message = describeMcpFailure(failure, server.endpoint, sensitive);
+    throw new McpError(message, 'connect', isAnswerTooLarge(failure));
   }
   return {
     client,
@@ -131,7 +182,8 @@ function asMcpError(error: unknown, server: McpServer, sensitive: string[]): Mcp
   const cause = rootCause(error);
   const unreached =
     cause?.name === 'BlockedDestinationError' || (cause?.code !== undefined && UNREACHED.has(cause.code));
-  return new McpError(describeMcpFailure(error, server.endpoint, sensitive), unreached ? 'connect' : 'call');
+  const message = describeMcpFailure(error, server.endpoint, sensitive);
+  return new McpError(message, unreached ? 'connect' : 'call', isAnswerTooLarge(error));
 }
 const UNREACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
@@ -148,7 +200,7 @@ export async function withMcpClient<T>(
   try {
     return await fn(connection.client, sensitive);
   } catch (error) {
-    throw asMcpError(error, server, sensitive);
+    throw asMcpError(refusedAnswer(connection.client) ?? error, server, sensitive);
   } finally {
     await connection.close();
   }
@@ -187,7 +239,10 @@ export async function pooledMcpClient(
       return await ctx.mcpConnections.use(
         key,
         () => openMcpConnection(ctx, server, headers, sensitive),
-        (client) => fn(client, sensitive),
+        (client) =>
+          fn(client, sensitive).catch((error) => {
+            throw refusedAnswer(client) ?? error;
+          }),
         {
           broken: (error) => !(error instanceof McpError) && !(error instanceof McpProtocolError),
           retry: (error) => error instanceof StreamableHTTPError && error.code === 404,

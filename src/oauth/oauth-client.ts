@@ -1,7 +1,9 @@
 import { type BaseClient, custom, Issuer } from 'openid-client';
 import type { CoreContext } from '../common/context';
 import { ApiError, validationFailed } from '../http/errors';
-import { guardedLookup, urlProblems } from '../outbound/http';
+import { ANSWER_LIMITS, OutboundError } from '../outbound/answer-limits';
+import { urlProblems } from '../outbound/http';
+import { limitedRequestOptions } from '../outbound/limited-agent';
 import type { OAuthProvider } from './oauth.entity';
 
 export const secretAad = (p: Pick<OAuthProvider, 'id' | 'account' | 'environment'>) =>
@@ -15,7 +17,10 @@ export function checkUrls(
   if (problems.length) throw validationFailed(problems);
 }
 
-/** The openid-client client for a provider (plain OAuth 2.0 metadata), its HTTP behind the SSRF guard. */
+/**
+ * The openid-client client for a provider (plain OAuth 2.0 metadata), its HTTP behind the SSRF guard
+ * and within ANSWER_LIMITS.oauthEndpoint.
+ */
 export function clientFor(ctx: CoreContext, provider: OAuthProvider, redirectUri?: string): BaseClient {
   const issuer = new Issuer({
     issuer: new URL(provider.authorizationUrl).origin,
@@ -30,16 +35,16 @@ export function clientFor(ctx: CoreContext, provider: OAuthProvider, redirectUri
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
   });
-  const { allowPrivate } = ctx.config.outbound;
-  client[custom.http_options] = (_url, options) => ({
+  client[custom.http_options] = (url, options) => ({
     ...options,
-    timeout: 15_000,
-    ...(allowPrivate ? {} : { lookup: guardedLookup as never }),
+    ...limitedRequestOptions(url, ctx.config.outbound, ANSWER_LIMITS.oauthEndpoint),
   });
   return client;
 }
 
+/** A provider's failure: 502 UPSTREAM_ERROR, or RESPONSE_TOO_LARGE for an answer past its cap. */
 export function upstream(message: string, error?: unknown): ApiError {
   const detail = error instanceof Error ? `: ${error.message}` : '';
-  return new ApiError(502, 'UPSTREAM_ERROR', `${message}${detail}`);
+  const tooLarge = error instanceof OutboundError && error.kind === 'too_large';
+  return new ApiError(502, tooLarge ? 'RESPONSE_TOO_LARGE' : 'UPSTREAM_ERROR', `${message}${detail}`);
 }

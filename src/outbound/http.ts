@@ -3,11 +3,15 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { type AnswerLimits, answerTooLarge, OutboundError, readCapped } from './answer-limits';
+import { type AllowedCidr, inAllowedCidrs } from './cidrs';
+
+export { OutboundError } from './answer-limits';
 
 /**
  * Outbound HTTP for everything the platform calls on a developer's behalf (webhook deliveries, tool
  * calls): an SSRF guard on the address actually connected to, a hard deadline, no redirects, and a
- * cap on how much of the response is read.
+ * cap on the answer (answer-limits.ts): past it the call fails, never answering a truncated body.
  */
 
 export class BlockedDestinationError extends Error {
@@ -74,34 +78,41 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/**
- * A `lookup` for http.request that resolves the host and refuses it when any resolved address is
- * blocked, so the check applies to the address the socket connects to, at every connection (DNS
- * can change between attempts).
- */
-export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '');
-    const list = addresses as dns.LookupAddress[];
-    const blocked = list.find((a) => isBlockedAddress(a.address));
-    if (blocked) {
-      return callback(
-        new BlockedDestinationError(
-          `${hostname} resolves to a private or reserved address (${blocked.address})`,
-        ),
-        '',
-      );
-    }
-    if (options.all) return callback(null, list);
-    callback(null, list[0].address, list[0].family);
-  });
-}
-
 export interface OutboundPolicy {
   /** Allow private, loopback, link-local and metadata addresses (development and tests only). */
   allowPrivate: boolean;
   /** Allow plain `http:` URLs (development and tests only). */
   allowHttp: boolean;
+  /** Private networks reachable even when `allowPrivate` is false (`OUTBOUND_ALLOW_CIDRS`). */
+  allowCidrs?: readonly AllowedCidr[];
+}
+
+/** Whether `policy` refuses a connection to `address`: a blocked address outside the allowed networks. */
+export function isRefusedAddress(address: string, policy: OutboundPolicy): boolean {
+  return !policy.allowPrivate && isBlockedAddress(address) && !inAllowedCidrs(address, policy.allowCidrs);
+}
+
+/**
+ * A `lookup` for http.request and undici that resolves the host and refuses it when `policy` refuses
+ * any resolved address, so the check applies to the address the socket connects to, at every
+ * connection (DNS can change between attempts). Undefined when the policy allows every address.
+ */
+export function guardedLookup(policy: OutboundPolicy): net.LookupFunction | undefined {
+  if (policy.allowPrivate) return undefined;
+  const lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '');
+      const list = addresses as dns.LookupAddress[];
+      const refused = list.find((a) => isRefusedAddress(a.address, policy));
+      if (refused) {
+        const message = `${hostname} resolves to a private or reserved address (${refused.address})`;
+        return callback(new BlockedDestinationError(message), '');
+      }
+      if (options.all) return callback(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+  return lookup as unknown as net.LookupFunction;
 }
 
 /** Problems with a URL as an outbound target, before any DNS lookup (for request validation). */
@@ -117,11 +128,13 @@ export function urlProblem(raw: string, policy: OutboundPolicy): string | undefi
   }
   if (url.username || url.password) return 'must not contain credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!policy.allowPrivate) {
-    if (net.isIP(host) && isBlockedAddress(host)) return 'must not point to a private or reserved address';
-    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) {
-      return 'must not point to a private or reserved address';
-    }
+  if (net.isIP(host) && isRefusedAddress(host, policy))
+    return 'must not point to a private or reserved address';
+  // private names are refused up front, unless private networks are listed (the lookup then judges
+  // the addresses such a name resolves to)
+  const privateName = host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal');
+  if (privateName && !policy.allowPrivate && !policy.allowCidrs?.length) {
+    return 'must not point to a private or reserved address';
   }
   return undefined;
 }
@@ -147,33 +160,24 @@ export interface OutboundRequest {
   method: string;
   headers: Record<string, string>;
   body?: string | Buffer;
-  timeoutMs: number;
-  /** Bytes of the response body kept; the rest is discarded (the connection is then closed). */
-  maxResponseBytes: number;
+  /** The reader's limits (answer-limits.ts): the deadline covers the whole exchange. */
+  limits: AnswerLimits;
   policy: OutboundPolicy;
 }
 
 export interface OutboundResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
+  /** The whole answer: one over `limits.maxBytes` is an OutboundError 'too_large' instead. */
   body: string;
-  truncated: boolean;
   latencyMs: number;
 }
 
-/** Classified failures, so callers can record a clear reason. */
-export class OutboundError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'blocked' | 'timeout' | 'connection' | 'invalid_url',
-    readonly latencyMs: number,
-  ) {
-    super(message);
-    this.name = 'OutboundError';
-  }
-}
-
-/** One HTTP request with the guard, the deadline and the size cap; redirects are returned, never followed. */
+/**
+ * One HTTP request with the guard, the deadline and the answer cap; redirects are returned, never
+ * followed. Failures reject with OutboundError: 'blocked', 'invalid_url', 'timeout', 'connection',
+ * or 'too_large' (the answer passed the cap: the connection was destroyed there).
+ */
 export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -184,62 +188,50 @@ export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
       return reject(new OutboundError(`URL ${problem}`, kind, 0));
     }
     const url = new URL(req.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!req.policy.allowPrivate && net.isIP(host) && isBlockedAddress(host)) {
-      return reject(new OutboundError(`${host} is a private or reserved address`, 'blocked', 0));
-    }
     const transport = url.protocol === 'https:' ? https : http;
     let settled = false;
-    const fail = (error: OutboundError) => {
+    const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(error);
+      outcome();
     };
+    const fail = (error: OutboundError) => settle(() => reject(error));
     const request = transport.request(url, {
       method: req.method,
       headers: req.headers,
       agent: agents[url.protocol as 'http:' | 'https:'],
-      lookup: req.policy.allowPrivate ? undefined : (guardedLookup as unknown as net.LookupFunction),
+      lookup: guardedLookup(req.policy),
     });
     const timer = setTimeout(() => {
       request.destroy();
-      fail(new OutboundError(`No response within ${req.timeoutMs} ms`, 'timeout', elapsed()));
-    }, req.timeoutMs);
+      fail(new OutboundError(`No response within ${req.limits.timeoutMs} ms`, 'timeout', elapsed()));
+    }, req.limits.timeoutMs);
     request.on('error', (error) => {
       const blocked = error instanceof BlockedDestinationError;
       fail(new OutboundError(error.message || String(error), blocked ? 'blocked' : 'connection', elapsed()));
     });
     request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let truncated = false;
-      response.on('data', (chunk: Buffer) => {
-        const room = req.maxResponseBytes - kept;
-        chunks.push(chunk.subarray(0, room));
-        kept += Math.min(chunk.length, room);
-        if (chunk.length > room) {
-          // past the cap: answer with what was kept and close the connection, reading no more
-          truncated = true;
-          finish();
+      readCapped(response, req.limits.maxBytes).then(
+        (body) =>
+          settle(() =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: body.toString('utf8'),
+              latencyMs: elapsed(),
+            }),
+          ),
+        (error) => {
           request.destroy();
-        }
-      });
-      const finish = () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-          truncated,
-          latencyMs: elapsed(),
-        });
-      };
-      response.on('end', finish);
-      response.on('error', () => finish());
-      response.on('aborted', () => finish());
+          const tooLarge = error instanceof OutboundError && error.kind === 'too_large';
+          fail(
+            tooLarge
+              ? answerTooLarge(req.limits.maxBytes, elapsed())
+              : new OutboundError(`The answer broke off: ${error.message}`, 'connection', elapsed()),
+          );
+        },
+      );
     });
     request.end(req.body);
   });

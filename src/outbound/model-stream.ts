@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
+import { ANSWER_LIMITS, cappedChunks } from './answer-limits';
 
 /** A tool call as a streamed answer assembles it (its arguments arrive in pieces). */
 export interface StreamedToolCall {
@@ -87,7 +88,8 @@ function readChunk(message: EventSourceMessage, answer: StreamedAnswer): string 
  * body is sent as given, with `stream: true` added. Aborting `signal`, or leaving the loop early,
  * closes the connection, so the provider stops generating. A refusal (non-2xx) or a stream that is not
  * a chat completion throws ModelStreamError; a stream that ends without `[DONE]` still answers what
- * arrived.
+ * arrived. The stream is read within ANSWER_LIMITS.modelStream: its deadline (besides `signal`), and
+ * its cap, past which the connection is closed and the read throws OutboundError 'too_large'.
  */
 export async function* streamChatCompletion(opts: {
   url: string;
@@ -99,19 +101,19 @@ export async function* streamChatCompletion(opts: {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...opts.headers },
     body: JSON.stringify({ ...opts.body, stream: true }),
-    signal: opts.signal,
+    signal: AbortSignal.any([opts.signal, AbortSignal.timeout(ANSWER_LIMITS.modelStream.timeoutMs)]),
   });
   let answered = false;
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      await response.body.text().catch(() => undefined);
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       throw new ModelStreamError(`LLM provider answered ${response.statusCode}`, response.statusCode);
     }
     const answer = new StreamedAnswer();
     const messages: EventSourceMessage[] = [];
     const parser = createParser({ onEvent: (message) => messages.push(message) });
     const decoder = new TextDecoder();
-    for await (const bytes of response.body) {
+    for await (const bytes of cappedChunks(response.body, ANSWER_LIMITS.modelStream.maxBytes)) {
       parser.feed(decoder.decode(bytes as Buffer, { stream: true }));
       for (const message of messages.splice(0)) {
         const text = readChunk(message, answer);

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { z } from 'zod';
+import { ANSWER_LIMITS, OutboundError, readCapped } from './answer-limits';
 import { pcm16ToWav } from './wav';
 
 /** A caller's utterance: mono PCM16 samples at `sampleRate` Hz (the VAD's are 16 kHz). */
@@ -51,8 +52,8 @@ export class TranscriptionError extends Error {
   }
 }
 
-/** A transcript is a few hundred bytes; an answer past this is not one. */
-export const TRANSCRIPTION_MAX_ANSWER_BYTES = 1024 * 1024;
+/** A transcript is a few hundred bytes; an answer past this is not one (ANSWER_LIMITS.transcription). */
+export const TRANSCRIPTION_MAX_ANSWER_BYTES = ANSWER_LIMITS.transcription.maxBytes;
 
 const TranscriptionAnswer = z.object({ text: z.string() });
 
@@ -125,21 +126,16 @@ class OpenAiCompatibleSpeechToText implements SpeechToText {
 }
 
 /** The answer's text, refused past TRANSCRIPTION_MAX_ANSWER_BYTES (the connection is then closed). */
-async function readText(body: AsyncIterable<Uint8Array> & { destroy(): void }): Promise<string> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const part of body) {
-    total += part.length;
-    if (total > TRANSCRIPTION_MAX_ANSWER_BYTES) {
-      body.destroy();
-      throw new TranscriptionError(
-        'STT_FAILED',
-        `The speech-to-text provider answered more than ${TRANSCRIPTION_MAX_ANSWER_BYTES} bytes`,
-      );
-    }
-    parts.push(part);
+async function readText(body: Parameters<typeof readCapped>[0]): Promise<string> {
+  try {
+    return (await readCapped(body, TRANSCRIPTION_MAX_ANSWER_BYTES)).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    throw new TranscriptionError(
+      'STT_FAILED',
+      `The speech-to-text provider answered more than ${TRANSCRIPTION_MAX_ANSWER_BYTES} bytes`,
+    );
   }
-  return Buffer.concat(parts).toString('utf8');
 }
 
 /** `{ text }` from a 2xx answer's body; anything else is STT_FAILED. */

@@ -4,6 +4,7 @@ import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
 import { McpError, McpServer, pooledMcpClient } from '../mcp';
 import { accessTokenFor } from '../oauth';
+import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { postJson } from '../outbound/provider';
 import { renderSecretHeaders, resolveSecrets, scrubSecrets, secretNamesIn } from '../secrets';
@@ -15,10 +16,14 @@ import type { ToolParameters } from './tools.schemas';
 
 export type { Outcome, ToolExecutionResult } from './tool-types';
 
-const WEBHOOK_TIMEOUT_MS = 10_000;
-const WEBHOOK_RESPONSE_LIMIT = 1024 * 1024;
-const LLM_TIMEOUT_MS = 30_000;
 const MCP_CALL_TIMEOUT_MS = 30_000;
+
+/** A call whose answer passed its cap: a failure, never the part that was read. */
+const answerTooLarge = (who: string, maxBytes: number): Outcome => ({
+  success: false,
+  error: `Response too large: ${who} answered more than ${maxBytes} bytes`,
+  errorCode: 'RESPONSE_TOO_LARGE',
+});
 
 /** Removes secret values from anything headed for a response or an event. */
 function scrubValue<T>(value: T, sensitive: string[]): T {
@@ -83,8 +88,10 @@ async function runWebhook(
           ...headers,
         },
         body,
-        timeoutMs: config.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
-        maxResponseBytes: WEBHOOK_RESPONSE_LIMIT,
+        limits: {
+          ...ANSWER_LIMITS.webhookTool,
+          timeoutMs: config.timeoutMs ?? ANSWER_LIMITS.webhookTool.timeoutMs,
+        },
         policy: ctx.config.outbound,
       });
       const text = scrubSecrets(response.body, sensitive);
@@ -98,6 +105,7 @@ async function runWebhook(
       };
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
+      if (error.kind === 'too_large') return answerTooLarge('the tool', ANSWER_LIMITS.webhookTool.maxBytes);
       const prefix =
         error.kind === 'blocked' ? 'Refused' : error.kind === 'timeout' ? 'Timed out' : 'Request failed';
       return { success: false, error: scrubSecrets(`${prefix}: ${error.message}`, sensitive) };
@@ -174,6 +182,7 @@ export async function prepareMcpCall(
       });
     } catch (error) {
       if (error instanceof McpError) {
+        if (error.tooLarge) return { success: false, error: error.message, errorCode: 'RESPONSE_TOO_LARGE' };
         return { success: false, error: error.message, retryable: error.phase === 'connect' };
       }
       throw error;
@@ -211,7 +220,10 @@ export async function completePrompt(
         messages: [{ role: 'user', content: request.content }],
         ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
       },
-      request.timeoutMs ?? LLM_TIMEOUT_MS,
+      {
+        ...ANSWER_LIMITS.modelCompletion,
+        timeoutMs: request.timeoutMs ?? ANSWER_LIMITS.modelCompletion.timeoutMs,
+      },
     );
     const { text } = response;
     const sensitive = apiKey ? [apiKey] : [];
@@ -227,6 +239,8 @@ export async function completePrompt(
       return { success: false, error: 'The LLM provider returned no completion' };
     return { success: true, result: answer };
   } catch (error) {
+    if (error instanceof OutboundError && error.kind === 'too_large')
+      return answerTooLarge('the LLM provider', ANSWER_LIMITS.modelCompletion.maxBytes);
     return {
       success: false,
       error: `LLM provider unreachable: ${error instanceof Error ? error.message : String(error)}`,

@@ -95,7 +95,13 @@ export async function startToolWithEvents(
   const statusCode = outcome.statusCode ? { statusCode: outcome.statusCode } : {};
   const result: ToolExecutionResult = outcome.success
     ? { success: true, result: outcome.result, durationMs, ...statusCode }
-    : { success: false, error: outcome.error, durationMs, ...statusCode };
+    : {
+        success: false,
+        error: outcome.error,
+        ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
+        durationMs,
+        ...statusCode,
+      };
   const outcomeEvent = writer.finished(
     outcome.success
       ? event('tool.completed', { ...base, success: true, duration: durationMs })

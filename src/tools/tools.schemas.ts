@@ -151,6 +151,9 @@ export const ToolExecution = z
     success: z.boolean(),
     result: z.unknown().optional(),
     error: z.string().optional(),
+    errorCode: z.enum(['RESPONSE_TOO_LARGE']).optional().meta({
+      description: 'the answer passed its size cap, so the call failed instead of answering part of it',
+    }),
     durationMs: z.number().int(),
     statusCode: z.number().int().optional().meta({ description: 'webhook tools: the HTTP status' }),
   })

@@ -1,4 +1,5 @@
 import { ApiError } from '../http/errors';
+import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { guardedFetch } from '../outbound/fetch';
 import { OutboundError, type OutboundPolicy } from '../outbound/http';
 import { type AudioFormat, AudioFormatError, audioInfo, sniffAudio } from './audio';
@@ -11,37 +12,11 @@ export interface RemoteTtsConfig {
   voices: string[];
 }
 
-/** The whole exchange, connection to last byte. */
-export const REMOTE_TTS_TIMEOUT_MS = 20_000;
-/** Audio larger than this is refused (about 40 minutes of 32 kbps MP3; 500 characters need far less). */
-export const REMOTE_TTS_MAX_BYTES = 10 * 1024 * 1024;
+/** The whole exchange, connection to last byte, and the most audio read (ANSWER_LIMITS.speech). */
+export const REMOTE_TTS_TIMEOUT_MS = ANSWER_LIMITS.speech.timeoutMs;
+export const REMOTE_TTS_MAX_BYTES = ANSWER_LIMITS.speech.maxBytes;
 
 const upstream = (message: string) => new ApiError(502, 'UPSTREAM_ERROR', message);
-
-/** Reads a response body, refusing it past `cap` bytes. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const reader = body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw upstream(`The speech provider answered more than ${cap} bytes`);
-    }
-    parts.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    bytes.set(p, offset);
-    offset += p.length;
-  }
-  return bytes;
-}
 
 /** The formats asked for, with the Accept header sent for each. */
 const ACCEPT = { mp3: 'audio/mpeg, audio/wav', pcm: 'audio/pcm, application/octet-stream' };
@@ -49,7 +24,7 @@ const ACCEPT = { mp3: 'audio/mpeg, audio/wav', pcm: 'audio/pcm, application/octe
 /**
  * Speaks `text` with `voice` on the configured endpoint, through the SSRF-guarded outbound fetch
  * (no redirects), within REMOTE_TTS_TIMEOUT_MS and REMOTE_TTS_MAX_BYTES: the answer's bytes and
- * content type. Failures are 502 UPSTREAM_ERROR.
+ * content type. Failures are 502 UPSTREAM_ERROR; audio past the cap is 502 RESPONSE_TOO_LARGE.
  */
 async function requestSpeech(
   tts: RemoteTtsConfig,
@@ -60,23 +35,27 @@ async function requestSpeech(
   const url = `${tts.baseUrl.replace(/\/+$/, '')}/audio/speech`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: ACCEPT[format] };
   if (tts.apiKey) headers.authorization = `Bearer ${tts.apiKey}`;
-  const signal = AbortSignal.timeout(REMOTE_TTS_TIMEOUT_MS);
   try {
-    const res = await guardedFetch(policy)(url, {
+    const res = await guardedFetch(policy, ANSWER_LIMITS.speech)(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({ model: tts.model, voice, input: text, response_format: format }),
-      signal,
     });
     if (res.status < 200 || res.status >= 300) {
       const detail = (await res.text().catch(() => '')).slice(0, 200);
       throw upstream(`The speech provider answered ${res.status}${detail ? `: ${detail}` : ''}`);
     }
-    const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, REMOTE_TTS_MAX_BYTES);
+    const bytes = new Uint8Array(await res.arrayBuffer());
     return { bytes, contentType: res.headers.get('content-type') ?? '' };
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    if (signal.aborted)
+    if (error instanceof OutboundError && error.kind === 'too_large')
+      throw new ApiError(
+        502,
+        'RESPONSE_TOO_LARGE',
+        `The speech provider answered more than ${REMOTE_TTS_MAX_BYTES} bytes`,
+      );
+    if (error instanceof OutboundError && error.kind === 'timeout')
       throw upstream(`The speech provider did not answer within ${REMOTE_TTS_TIMEOUT_MS} ms`);
     if (error instanceof OutboundError)
       throw upstream(`The speech provider cannot be reached: ${error.message}`);

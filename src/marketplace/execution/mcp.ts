@@ -6,8 +6,8 @@ import {
 import { McpError as McpProtocolError } from '@modelcontextprotocol/sdk/types.js';
 import type { CoreContext } from '../../common/context';
 import type { PooledConnection } from '../../common/mcp-connections';
-import { describeMcpFailure, MCP_TIMEOUT_MS } from '../../mcp';
-import { guardedFetch } from '../../outbound/fetch';
+import { describeMcpFailure, isAnswerTooLarge, MCP_TIMEOUT_MS, mcpFetch, refusedAnswer } from '../../mcp';
+import { ANSWER_LIMITS } from '../../outbound/answer-limits';
 import { mcpErrorText, mcpResultValue } from '../../tools';
 
 /**
@@ -18,18 +18,26 @@ import { mcpErrorText, mcpResultValue } from '../../tools';
 
 const CLIENT_INFO = { name: 'voice-agent-platform-marketplace', version: '1.0.0' };
 
-class ConnectFailed extends Error {}
+class ConnectFailed extends Error {
+  constructor(
+    message: string,
+    readonly tooLarge: boolean,
+  ) {
+    super(message);
+  }
+}
 
 async function open(ctx: Pick<CoreContext, 'config'>, endpoint: string): Promise<PooledConnection<Client>> {
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
-    fetch: guardedFetch(ctx.config.outbound),
-  });
   const client = new Client(CLIENT_INFO);
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
+    fetch: mcpFetch(ctx.config.outbound, client, ANSWER_LIMITS.marketplaceTool),
+  });
   try {
     await client.connect(transport, { timeout: MCP_TIMEOUT_MS });
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw new ConnectFailed(describeMcpFailure(error, endpoint));
+    const failure = refusedAnswer(client) ?? error;
+    throw new ConnectFailed(describeMcpFailure(failure, endpoint), isAnswerTooLarge(failure));
   }
   return {
     client,
@@ -86,7 +94,11 @@ export async function probeMcpTool(
 
 export type McpRunOutcome =
   | { success: true; result: unknown }
-  | { success: false; error: string; errorCode: 'TOOL_ERROR' | 'UNREACHABLE' | 'TIMEOUT' | 'PROTOCOL_ERROR' };
+  | {
+      success: false;
+      error: string;
+      errorCode: 'TOOL_ERROR' | 'UNREACHABLE' | 'TIMEOUT' | 'PROTOCOL_ERROR' | 'RESPONSE_TOO_LARGE';
+    };
 
 /** One `tools/call` on a marketplace item's MCP endpoint, on its kept session; failures are outcomes with an error code. */
 export async function callItemMcpTool(
@@ -101,9 +113,11 @@ export async function callItemMcpTool(
       `marketplace:${endpoint}`,
       () => open(ctx, endpoint),
       async (client): Promise<McpRunOutcome> => {
-        const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
-          timeout: timeoutMs,
-        });
+        const result = await client
+          .callTool({ name: toolName, arguments: args }, undefined, { timeout: timeoutMs })
+          .catch((error) => {
+            throw refusedAnswer(client) ?? error;
+          });
         if (result.isError)
           return { success: false, error: mcpErrorText(result.content), errorCode: 'TOOL_ERROR' };
         return { success: true, result: mcpResultValue(result as { content?: unknown }) };
@@ -114,9 +128,12 @@ export async function callItemMcpTool(
       },
     );
   } catch (error) {
-    if (error instanceof ConnectFailed)
-      return { success: false, error: error.message, errorCode: 'UNREACHABLE' };
+    if (error instanceof ConnectFailed) {
+      const errorCode = error.tooLarge ? 'RESPONSE_TOO_LARGE' : 'UNREACHABLE';
+      return { success: false, error: error.message, errorCode };
+    }
     const message = describeMcpFailure(error, endpoint);
+    if (isAnswerTooLarge(error)) return { success: false, error: message, errorCode: 'RESPONSE_TOO_LARGE' };
     const timedOut = error instanceof McpProtocolError && /timed out|timeout/i.test(error.message);
     return { success: false, error: message, errorCode: timedOut ? 'TIMEOUT' : 'PROTOCOL_ERROR' };
   }

@@ -1,11 +1,12 @@
 import type { CoreContext } from '../../common/context';
+import { ANSWER_LIMITS } from '../../outbound/answer-limits';
 import { OutboundError, sendOutbound } from '../../outbound/http';
 import type { ToolManifest } from '../items/manifest';
 import { callItemMcpTool } from './mcp';
 
-/** A run's deadline (MCP call or HTTP request) and the most of its result kept. */
-export const EXECUTION_TIMEOUT_MS = 30_000;
-export const RESULT_LIMIT_BYTES = 1024 * 1024;
+/** A run's deadline (MCP call or HTTP request) and the largest answer it reads (ANSWER_LIMITS.marketplaceTool). */
+export const EXECUTION_TIMEOUT_MS = ANSWER_LIMITS.marketplaceTool.timeoutMs;
+export const RESULT_LIMIT_BYTES = ANSWER_LIMITS.marketplaceTool.maxBytes;
 
 /** Machine-readable reasons a run failed, recorded on its metering record (analytics' `topErrors`). */
 export const RUN_ERROR_CODES = [
@@ -61,6 +62,13 @@ export function inputProblems(
   return problems;
 }
 
+/** A run whose answer (or the result taken from it) passed RESULT_LIMIT_BYTES. */
+const tooLarge = (what: 'response' | 'result'): RunOutcome => ({
+  success: false,
+  error: `The ${what} exceeded ${RESULT_LIMIT_BYTES} bytes`,
+  errorCode: 'RESPONSE_TOO_LARGE',
+});
+
 function parseBody(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -85,17 +93,9 @@ async function runHttp(
         'X-Marketplace-Item': `${manifest.id}@${manifest.version}`,
       },
       body: JSON.stringify(args),
-      timeoutMs: EXECUTION_TIMEOUT_MS,
-      maxResponseBytes: RESULT_LIMIT_BYTES,
+      limits: ANSWER_LIMITS.marketplaceTool,
       policy: ctx.config.outbound,
     });
-    if (response.truncated) {
-      return {
-        success: false,
-        error: `The response exceeded ${RESULT_LIMIT_BYTES} bytes`,
-        errorCode: 'RESPONSE_TOO_LARGE',
-      };
-    }
     if (response.status >= 200 && response.status < 300)
       return { success: true, result: parseBody(response.body) };
     return {
@@ -105,6 +105,7 @@ async function runHttp(
     };
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
+    if (error.kind === 'too_large') return tooLarge('response');
     const errorCode: RunErrorCode =
       error.kind === 'blocked' ? 'BLOCKED' : error.kind === 'timeout' ? 'TIMEOUT' : 'UNREACHABLE';
     return { success: false, error: error.message, errorCode };
@@ -124,12 +125,7 @@ export async function runTool(
   const { runtime, endpoint, toolName } = manifest.execution;
   if (runtime.type === 'http') return runHttp(ctx, manifest, args);
   const outcome = await callItemMcpTool(ctx, endpoint!, toolName!, args, EXECUTION_TIMEOUT_MS);
-  if (outcome.success && Buffer.byteLength(JSON.stringify(outcome.result) ?? '') > RESULT_LIMIT_BYTES) {
-    return {
-      success: false,
-      error: `The result exceeded ${RESULT_LIMIT_BYTES} bytes`,
-      errorCode: 'RESPONSE_TOO_LARGE',
-    };
-  }
+  if (outcome.success && Buffer.byteLength(JSON.stringify(outcome.result) ?? '') > RESULT_LIMIT_BYTES)
+    return tooLarge('result');
   return outcome;
 }
