@@ -1,13 +1,17 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
+import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { signatureHeaders } from './signature';
 import type { DeliveryStatus } from './statuses';
-import { webhookSecretAad } from './webhook.entity';
+import { webhookPreviousSecretAad, webhookSecretAad } from './webhook.entity';
 
 export const USER_AGENT = 'VoicePlatform-Webhooks/1.0';
-/** How much of a receiver's answer is kept in the attempt log. */
+/**
+ * How much of a receiver's answer is kept in the attempt log. Its status is what counts; the answer
+ * is read up to ANSWER_LIMITS.webhookReceiver, and one past that fails the attempt.
+ */
 export const RESPONSE_BODY_LIMIT = 4096;
 
 export interface AttemptInput {
@@ -59,14 +63,14 @@ where d.id = ?`;
 
 /** The webhook's secret, and its previous one while that has not expired (a rotation signs with both). */
 function signingSecrets(encryptor: Encryptor, row: DeliveryRow): string[] {
-  const aad = webhookSecretAad(row.webhook_id, row.account_id, row.environment);
-  const secrets = [encryptor.decrypt(row.secret_ciphertext, aad)];
+  const owner = [row.webhook_id, row.account_id, row.environment] as const;
+  const secrets = [encryptor.decrypt(row.secret_ciphertext, webhookSecretAad(...owner))];
   if (
     row.previous_secret_ciphertext &&
     row.previous_secret_expires_at &&
     new Date(row.previous_secret_expires_at).getTime() > Date.now()
   ) {
-    secrets.push(encryptor.decrypt(row.previous_secret_ciphertext, `${aad}:previous`));
+    secrets.push(encryptor.decrypt(row.previous_secret_ciphertext, webhookPreviousSecretAad(...owner)));
   }
   return secrets;
 }
@@ -104,8 +108,7 @@ async function sendEnvelope(
         ...signatureHeaders(secrets, row.event_id, row.payload, attemptedAt),
       },
       body: row.payload,
-      timeoutMs: config.webhooks.timeoutMs,
-      maxResponseBytes: RESPONSE_BODY_LIMIT,
+      limits: { ...ANSWER_LIMITS.webhookReceiver, timeoutMs: config.webhooks.timeoutMs },
       policy: config.outbound,
     });
     const statusCode = response.status;
@@ -116,7 +119,8 @@ async function sendEnvelope(
           ? `Receiver answered ${statusCode} (redirects are not followed)`
           : `Receiver answered ${statusCode}`;
     }
-    return { statusCode, latencyMs: response.latencyMs, error, responseBody: response.body };
+    const responseBody = response.body.slice(0, RESPONSE_BODY_LIMIT);
+    return { statusCode, latencyMs: response.latencyMs, error, responseBody };
   } catch (failure) {
     if (!(failure instanceof OutboundError)) throw failure;
     const error =
@@ -124,7 +128,9 @@ async function sendEnvelope(
         ? `Refused: ${failure.message}`
         : failure.kind === 'timeout'
           ? `Timed out: ${failure.message}`
-          : `Connection failed: ${failure.message}`;
+          : failure.kind === 'too_large'
+            ? `Response too large: the receiver answered more than ${ANSWER_LIMITS.webhookReceiver.maxBytes} bytes`
+            : `Connection failed: ${failure.message}`;
     return { latencyMs: failure.latencyMs, error };
   }
 }
