@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { type OutboundConfig, outboundConfig, outboundEnv, outboundProblems } from './outbound';
+import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './telemetry';
 
 /** Plans, shared by accounts, rate limits and plan limits. */
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -91,12 +92,7 @@ const envSchema = z.object({
   ANONYMOUS_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   TRUST_PROXY: optionalString,
 
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(
-    z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
-  ),
-  OTEL_SERVICE_NAME: z.string().min(1).default('voice-platform'),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  ...telemetryEnv,
 
   ANALYTICS_RECORDING: z.enum(['on', 'off']).default('on'),
   ANALYTICS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -202,11 +198,8 @@ export interface Config {
    * (and at shutdown); `recording` off (`ANALYTICS_RECORDING=off`, benchmarks) counts nothing.
    */
   analytics: { recording: boolean; flushIntervalMs: number };
-  /**
-   * Traces go over OTLP/HTTP to `otlpEndpoint` when it is set; Prometheus metrics are served on
-   * `metricsPort` (when set) and at `GET /metrics` with the admin token.
-   */
-  telemetry: { otlpEndpoint?: string; serviceName: string; metricsPort?: number; metricsHost: string };
+  /** Traces and metrics (src/config/telemetry.ts). */
+  telemetry: TelemetryConfig;
 }
 
 export class ConfigError extends Error {
@@ -292,12 +285,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       .map((p) => p.trim())
       .filter(Boolean),
     analytics: { recording: e.ANALYTICS_RECORDING === 'on', flushIntervalMs: e.ANALYTICS_FLUSH_INTERVAL_MS },
-    telemetry: {
-      otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
-      serviceName: e.OTEL_SERVICE_NAME,
-      metricsPort: e.METRICS_PORT,
-      metricsHost: e.METRICS_HOST,
-    },
+    telemetry: telemetryConfig(e),
   };
 }
 
