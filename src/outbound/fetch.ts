@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, request } from 'undici';
+import { inClientSpan } from '../telemetry/tracing';
 import { type AnswerLimits, type CapOptions, cappedChunks, OutboundError } from './answer-limits';
 import { guardedLookup, type OutboundPolicy, urlProblem } from './http';
 
@@ -52,7 +53,17 @@ export function guardedFetch(
   limits: AnswerLimits,
   options: Pick<CapOptions, 'onTooLarge'> = {},
 ): FetchLike {
-  return async (url, init = {}) => {
+  const fetchOnce = fetchWithLimits(policy, limits, options);
+  return (url, init = {}) =>
+    inClientSpan((init.method ?? 'GET').toUpperCase(), url.toString(), () => fetchOnce(url, init));
+}
+
+function fetchWithLimits(
+  policy: OutboundPolicy,
+  limits: AnswerLimits,
+  options: Pick<CapOptions, 'onTooLarge'>,
+): (url: string | URL, init: RequestInit) => Promise<Response> {
+  return async (url, init) => {
     const target = url.toString();
     const problem = urlProblem(target, policy);
     if (problem)

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { inClientSpan } from '../telemetry/tracing';
 import { type AnswerLimits, answerTooLarge, OutboundError, readCapped } from './answer-limits';
 import { type AllowedCidr, inAllowedCidrs } from './cidrs';
 
@@ -179,6 +180,10 @@ export interface OutboundResponse {
  * or 'too_large' (the answer passed the cap: the connection was destroyed there).
  */
 export function sendOutbound(req: OutboundRequest): Promise<OutboundResponse> {
+  return inClientSpan(req.method, req.url, () => sendOnce(req));
+}
+
+function sendOnce(req: OutboundRequest): Promise<OutboundResponse> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { request } from 'undici';
+import { inClientSpan } from '../telemetry/tracing';
 import { ANSWER_LIMITS, cappedChunks } from './answer-limits';
 
 /** A tool call as a streamed answer assembles it (its arguments arrive in pieces). */
@@ -97,12 +98,19 @@ export async function* streamChatCompletion(opts: {
   body: Record<string, unknown>;
   signal: AbortSignal;
 }): AsyncGenerator<ModelStreamEvent> {
-  const response = await request(opts.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...opts.headers },
-    body: JSON.stringify({ ...opts.body, stream: true }),
-    signal: AbortSignal.any([opts.signal, AbortSignal.timeout(ANSWER_LIMITS.modelStream.timeoutMs)]),
-  });
+  // the span covers the wait for the answer's head (the first token's latency lives there)
+  const response = await inClientSpan(
+    'POST',
+    opts.url,
+    () =>
+      request(opts.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...opts.headers },
+        body: JSON.stringify({ ...opts.body, stream: true }),
+        signal: AbortSignal.any([opts.signal, AbortSignal.timeout(ANSWER_LIMITS.modelStream.timeoutMs)]),
+      }),
+    (answer) => answer.statusCode,
+  );
   let answered = false;
   try {
     if (response.statusCode < 200 || response.statusCode >= 300) {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { z } from 'zod';
+import { inClientSpan } from '../telemetry/tracing';
 import { ANSWER_LIMITS, OutboundError, readCapped } from './answer-limits';
 import { pcm16ToWav } from './wav';
 
@@ -95,13 +96,15 @@ class OpenAiCompatibleSpeechToText implements SpeechToText {
     const deadline = AbortSignal.timeout(timeoutMs);
     let answer: { status: number; body: string };
     try {
-      const response = await request(this.url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      answer = await inClientSpan('POST', this.url, async () => {
+        const response = await request(this.url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+        });
+        return { status: response.statusCode, body: await readText(response.body) };
       });
-      answer = { status: response.statusCode, body: await readText(response.body) };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof TranscriptionError) throw error;

@@ -84,3 +84,32 @@ export function annotateSpan(attributes: Record<string, string | number | boolea
   for (const [key, value] of Object.entries(attributes))
     if (value !== undefined) span.setAttribute(key, value);
 }
+
+/**
+ * A client span around one outbound HTTP call (until its answer's head arrives), named by method,
+ * with the host and the status: never the URL's path or query, which can carry secrets.
+ */
+export function inClientSpan<T>(
+  method: string,
+  url: string,
+  fn: () => Promise<T>,
+  statusOf: (answer: T) => number = (answer) => (answer as { status: number }).status,
+): Promise<T> {
+  let host = '';
+  try {
+    host = new URL(url).host;
+  } catch {
+    // an invalid URL is refused by the call itself
+  }
+  const attributes = { 'http.request.method': method, 'server.address': host };
+  return inSpan(
+    `HTTP ${method}`,
+    attributes,
+    async (span) => {
+      const answer = await fn();
+      span.setAttribute('http.response.status_code', statusOf(answer));
+      return answer;
+    },
+    SpanKind.CLIENT,
+  );
+}

@@ -98,12 +98,29 @@ describe('traces', () => {
       'http.response.status_code': 200,
       'voice.account_id': dev.publisherId,
     });
-    const trace = await traceWith(request.traceId, [/^voice\.turn$/, /^HandleUpdate:/, /^RunActivity:/]);
+    const trace = await traceWith(request.traceId, [
+      /^voice\.turn$/,
+      /^HandleUpdate:/,
+      /^RunActivity:/,
+      /^HTTP POST$/,
+    ]);
     const turnSpan = trace.find((s) => s.name === 'voice.turn')!;
     expect(turnSpan.attributes).toMatchObject({ 'voice.session_id': sessionId, 'voice.turn_route': 'llm' });
     expect(turnSpan.parentSpanId).toBe(request.spanId);
     const activity = trace.find((s) => s.name.startsWith('RunActivity:'))!;
     expect(activity.attributes).toMatchObject({ temporalWorkflowId: sessionId });
+    // the outbound calls: the model's from the turn (API), the MCP server's from the activity (worker)
+    const calls = trace.filter((s) => s.name === 'HTTP POST');
+    const llmHost = new URL(llm.baseUrl).host;
+    const mcpHost = new URL(mcp.url).host;
+    expect(calls.find((s) => s.attributes['server.address'] === llmHost)?.parentSpanId).toBe(turnSpan.spanId);
+    const toolCall = calls.find((s) => s.attributes['server.address'] === mcpHost);
+    expect(toolCall?.attributes['http.response.status_code']).toBe(200);
+    const ancestors = (span: CollectedSpan): string[] => {
+      const parent = trace.find((s) => s.spanId === span.parentSpanId);
+      return parent ? [parent.name, ...ancestors(parent)] : [];
+    };
+    expect(ancestors(toolCall!)).toContain(activity.name);
     // the API's spans and the worker's spans (the workflow's through its sink) are one trace
     const parents = new Set(trace.map((s) => s.spanId));
     expect(trace.filter((s) => s.parentSpanId && !parents.has(s.parentSpanId))).toEqual([]);
