@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { envelopeOf, numberFromString, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
 import { ACTIVITY_TYPE_PATTERN, MAX_PAYLOAD_BYTES, parseMetricPath, payloadBytes } from './rules';
 
 export const STATS_GROUP_BY = ['type', 'day', 'user'] as const;
@@ -107,13 +107,9 @@ export const ActivityStatsQuery = z.strictObject({
         'Dotted path into the payload (`amount`, `order.total`, `items.0.price`): sum, avg, min and max of its numeric values',
       example: 'order.total',
     }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_STATS_GROUPS)
-    .default(100)
-    .meta({ description: `Most groups returned (1-${MAX_STATS_GROUPS}, default 100)` }),
+  limit: numberFromString(z.coerce.number().int().min(1).max(MAX_STATS_GROUPS).default(100)).meta({
+    description: `Most groups returned (1-${MAX_STATS_GROUPS}, default 100)`,
+  }),
 });
 export type ActivityStatsInput = z.infer<typeof ActivityStatsQuery>;
 

@@ -62,7 +62,7 @@ export function createApp(ctx: AppContext): {
     next();
   });
   app.use(answerOptions);
-  app.use(refuseForeignCharsets);
+  app.use(refuseForeignBodies);
   app.use(
     express.json({
       limit: '1mb',
@@ -106,23 +106,27 @@ export function createApp(ctx: AppContext): {
 }
 
 /**
- * A JSON body must be UTF-8 (RFC 8259): a `charset` other than utf-8 is a 415, before anything reads
- * the body, on every route.
+ * A body is JSON (`Content-Type: application/json`) in UTF-8 (RFC 8259), or it is a 415, before
+ * anything reads it, on every route: express.json leaves a body of another type unread, and the
+ * route would take it for no body at all (an update that changes nothing, answered 200). A chunked
+ * body without a Content-Type passes (Node's own client sends an empty POST so): it stays unread.
  */
-function refuseForeignCharsets(req: Request, _res: Response, next: NextFunction) {
-  const hasBody =
-    req.headers['transfer-encoding'] !== undefined ||
-    (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-  const type = hasBody ? (req.headers['content-type'] ?? '') : '';
+function refuseForeignBodies(req: Request, _res: Response, next: NextFunction) {
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  const sized = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
+  const type = req.headers['content-type'] ?? '';
+  if (!(sized || (chunked && type))) return next();
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
-  if (charset === undefined || /^utf-8$/i.test(charset) || !/^[^;]*json/i.test(type)) return next();
-  next(
-    new ApiError(
-      415,
-      'UNSUPPORTED_MEDIA_TYPE',
-      `JSON bodies must be UTF-8 (Content-Type charset "${charset.slice(0, 40)}")`,
-    ),
-  );
+  if (charset !== undefined && !/^utf-8$/i.test(charset) && /^[^;]*json/i.test(type)) {
+    const message = `JSON bodies must be UTF-8 (Content-Type charset "${charset.slice(0, 40)}")`;
+    return next(new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', message));
+  }
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    const sent = type ? `"${type.slice(0, 60)}"` : 'none';
+    const message = `Request bodies must be JSON (Content-Type: application/json; got ${sent})`;
+    return next(new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', message));
+  }
+  next();
 }
 
 interface BodyParserError extends Error {

@@ -29,16 +29,22 @@ export const PaginationSchema = z.object({
 export const pagedEnvelopeOf = <T extends z.ZodType>(item: T) =>
   z.object({ success: z.literal(true), data: z.array(item), pagination: PaginationSchema });
 
+/**
+ * A number read from a query or path string by `schema` (a `z.coerce.number()` chain), except that a
+ * blank or all-whitespace value is refused: coercion reads it as 0 (`Number('')`), so `?offset=`
+ * would quietly mean 0 (docs/api-contract.md "Request validation": numbers are never clamped).
+ */
+export const numberFromString = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? Number.NaN : value), schema);
+
 /** `limit` (default 50, 1..200) and `offset` (default 0) of every platform v2 list. */
 export const paginationQuery = {
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(50)
-    .meta({ description: 'Page size (1-200, default 50)' }),
-  offset: z.coerce.number().int().min(0).default(0).meta({ description: 'Items to skip (default 0)' }),
+  limit: numberFromString(z.coerce.number().int().min(1).max(200).default(50)).meta({
+    description: 'Page size (1-200, default 50)',
+  }),
+  offset: numberFromString(z.coerce.number().int().min(0).default(0)).meta({
+    description: 'Items to skip (default 0)',
+  }),
 };
 
 export const timestamp = () => z.iso.datetime().meta({ description: 'ISO 8601 UTC timestamp' });

@@ -30,8 +30,10 @@ const MAX_NUL_PROBLEMS = 20;
 
 /**
  * `<field>: must not contain NUL characters` for every string (and field name) in `value` holding
- * U+0000, which PostgreSQL text and jsonb cannot store. Fields are named as in `describeIssues`.
- * Iterative, so no input can overflow the stack.
+ * U+0000, and `<field>: must be well-formed Unicode` for one holding an unpaired surrogate (JSON's
+ * `"\ud800"`): PostgreSQL text and jsonb can store neither (jsonb refuses the escape, text gets a
+ * replacement character). Fields are named as in `describeIssues`. Iterative, so no input can
+ * overflow the stack.
  */
 export function nulProblems(value: unknown, location: Location): string[] {
   const problems: string[] = [];
@@ -41,14 +43,16 @@ export function nulProblems(value: unknown, location: Location): string[] {
     const { value: current, path } = pending.pop() as { value: unknown; path: string };
     if (typeof current === 'string') {
       if (current.includes('\u0000')) problems.push(`${name(path)}: must not contain NUL characters`);
+      else if (!isWellFormed(current)) problems.push(`${name(path)}: must be well-formed Unicode`);
     } else if (current !== null && typeof current === 'object') {
       const entries = Array.isArray(current)
         ? current.map((item, index) => [String(index), item] as const)
         : Object.entries(current);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, item] = entries[i];
-        if (key.includes('\u0000')) {
-          problems.push(`${name(path)}: field names must not contain NUL characters`);
+        if (key.includes('\u0000') || !isWellFormed(key)) {
+          const what = key.includes('\u0000') ? 'contain NUL characters' : 'hold unpaired surrogates';
+          problems.push(`${name(path)}: field names must not ${what}`);
           continue;
         }
         pending.push({ value: item, path: path ? `${path}.${key}` : key });
@@ -57,6 +61,9 @@ export function nulProblems(value: unknown, location: Location): string[] {
   }
   return problems;
 }
+
+/** No unpaired surrogate (String.prototype.isWellFormed, ES2024: not in this project's ES2023 lib types). */
+const isWellFormed = (s: string) => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** Nesting limit of JSON request bodies: deeper bodies are refused before parsing. */
 export const MAX_JSON_DEPTH = 64;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { DestinationStream } from 'pino';
 import type { ApiRoots } from '../../src/app/api-roots';
 import { createApp } from '../../src/app/app';
 import { buildContext, closeServer, listen } from '../../src/app/runtime';
@@ -20,8 +21,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A real API instance on a free port, against the run's database and Temporal server. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * A real API instance on a free port, against the run's database and Temporal server. Its log lines
+ * go to `opts.logDestination` when given (a test that reads them), else to stdout.
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { logDestination?: DestinationStream } = {},
+): Promise<TestApp> {
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'vp-app-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -36,7 +43,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ANONYMOUS_RATE_LIMIT: '100000',
     ...env,
   });
-  const logger = createLogger(config.logLevel, 'test-api');
+  const logger = createLogger(config.logLevel, 'test-api', opts.logDestination);
   const ctx = await buildContext(
     config,
     logger,

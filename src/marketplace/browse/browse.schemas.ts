@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timestamp } from '../../http/envelope';
+import { numberFromString, timestamp } from '../../http/envelope';
 import { TRUST_LEVELS } from '../items/statuses';
 
 export const BROWSE_SORTS = ['relevance', 'popular', 'recent', 'name'] as const;
@@ -19,8 +19,10 @@ export const BrowseQuery = z.strictObject({
     description:
       '`popular` (active installs), `recent` (latest approval), `name`, or `relevance` (search rank). Default: relevance with q, else popular',
   }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: '1-100, default 20' }),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+  limit: numberFromString(z.coerce.number().int().min(1).max(100).default(20)).meta({
+    description: '1-100, default 20',
+  }),
+  offset: numberFromString(z.coerce.number().int().min(0).max(100_000).default(0)),
 });
 export type BrowseInput = z.infer<typeof BrowseQuery>;
 

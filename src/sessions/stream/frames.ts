@@ -1,3 +1,4 @@
+import { nulProblems } from '../../http/validation';
 import { CLIENT_MESSAGE_TYPES, ClientMessage, MAX_TEXT_FRAME_BYTES, type StreamErrorCode } from './protocol';
 
 type Parsed = { ok: true; message: ClientMessage } | { ok: false; code: StreamErrorCode; message: string };
@@ -30,6 +31,9 @@ export function parseClientFrame(bytes: Buffer): Parsed {
       message: `type: must be one of ${CLIENT_MESSAGE_TYPES.join(', ')}${typeof type === 'string' ? ` (got "${type.slice(0, 40)}")` : ''}`,
     };
   }
+  // NUL and unpaired surrogates cannot be stored (the turn's record is jsonb): refused as on every HTTP route
+  const unstorable = nulProblems(json, 'body').map((p) => p.replace(/^body: /, '(message): '));
+  if (unstorable.length > 0) return { ok: false, code: 'INVALID_MESSAGE', message: unstorable.join('; ') };
   const parsed = ClientMessage.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`);

@@ -71,6 +71,11 @@ export class VoiceCall {
       else early.push([data, isBinary]);
     });
     this.ws.on('close', () => void this.end('disconnected'));
+    // a frame ws refuses (over MAX_PAYLOAD_BYTES, malformed) is an 'error' before ws closes the stream
+    // (1009, 1002): unheard, it would be an uncaught exception that ends the API process
+    this.ws.on('error', (error) =>
+      this.ctx.logger.info({ err: error, sessionId: this.session.sessionId }, 'a voice stream broke off'),
+    );
     const claim = { sessionId: this.session.sessionId, claimId: this.callId, ttlMs: STREAM_CLAIM_MS };
     if (!(await claimTurn(this.ctx, claim))) {
       this.ended = true;
