@@ -56,7 +56,13 @@ export interface RouteSpec<
    * Status of a successful answer (default 200) and its body schema: the handler's return type is
    * the schema's input type, and under test every answer is parsed against it (see response-check).
    */
-  success: { status?: number; description: string; schema: S };
+  success: {
+    status?: number;
+    description: string;
+    schema: S;
+    /** Other success statuses the handler sets (`res.status`), with the same schema: status → when. */
+    also?: Record<number, string>;
+  };
   /**
    * A create route: honours `Idempotency-Key` (docs/api-contract.md "Idempotent requests") on a root
    * that has `idempotency`.
@@ -209,6 +215,12 @@ export class ApiRoot<TAuth> {
       },
       '400': errorResponse('Invalid body, query, path or headers (`VALIDATION_FAILED`, names every field)'),
     };
+    for (const [status, description] of Object.entries(spec.success.also ?? {})) {
+      responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
+        description,
+        content: { 'application/json': { schema: spec.success.schema } },
+      };
+    }
     if (this.options.security) {
       responses['401'] = errorResponse('Missing or invalid credentials (`UNAUTHORIZED`)');
       responses['403'] = errorResponse('Missing scope (`FORBIDDEN`) or plan limit (`PLAN_LIMIT_REACHED`)');

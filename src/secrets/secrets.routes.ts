@@ -24,7 +24,11 @@ export function mountSecretRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppConte
       scope: 'secrets:write',
       params: SecretNameParams,
       body: PutSecretBody,
-      success: { description: 'The secret (name and timestamps)', schema: SecretEnvelope },
+      success: {
+        description: 'The secret (name and timestamps), replaced',
+        schema: SecretEnvelope,
+        also: { 201: 'The secret (name and timestamps), created' },
+      },
       handler: async ({ auth, params, body, res }) => {
         const { created, secret } = await putSecret(ctx.orm.em, ctx.encryptor, auth, params.name, body.value);
         res.status(created ? 201 : 200);

@@ -71,7 +71,11 @@ export function mountWorkflowRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
       description: `Matches the utterance against every voice_command (normalised word similarity, score 0-1, threshold 0.5). No match: 404 with the closest \`candidates\`; a tie: 409 naming them. ${RUN_DESCRIPTION}`,
       scope: 'workflows:execute',
       body: TriggerWorkflowBody,
-      success: { description: 'The execution and its `match`', schema: TriggeredEnvelope },
+      success: {
+        description: 'The execution, ended, and its `match`',
+        schema: TriggeredEnvelope,
+        also: { 202: 'The execution, still running (`wait: false`, or past `timeoutMs`), and its `match`' },
+      },
       handler: async ({ auth, body, res }) => {
         const answer = await triggerWorkflow(ctx, em(), auth, body);
         if (answer.running) res.status(202);
@@ -117,7 +121,11 @@ export function mountWorkflowRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCon
       scope: 'workflows:execute',
       params: WorkflowIdParams,
       body: ExecuteWorkflowBody,
-      success: { description: 'The execution record', schema: ExecutionEnvelope },
+      success: {
+        description: 'The execution record, ended',
+        schema: ExecutionEnvelope,
+        also: { 202: 'The execution record, still running (`wait: false`, or past `timeoutMs`)' },
+      },
       handler: async ({ auth, params, body, res }) => {
         const answer = await executeWorkflowById(ctx, em(), auth, params.id, body);
         if (answer.running) res.status(202);
