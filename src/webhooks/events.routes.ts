@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { PlatformAuth } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
 import { sampleEventData } from '../events/catalog';
@@ -12,6 +13,7 @@ export function mountEventRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContex
   platform.route({
     method: 'post',
     path: '/events/trigger',
+    idempotent: true,
     summary: 'Sandbox: emit a sample event to your webhooks',
     description:
       'For `pk_test_` keys only. Emits a realistic event of any type (your `data` merged over the sample) through the same outbox and delivery path as real events, like `stripe trigger`.',
@@ -22,18 +24,22 @@ export function mountEventRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContex
       if (auth.environment !== 'test') {
         throw forbidden('Sample events can only be triggered with a sandbox (pk_test_) key');
       }
-      const em = ctx.orm.em;
       const data = { ...sampleEventData(body.type, body.personaId), ...body.data };
-      const { envelope, event } = emitEvent(em, {
-        accountId: auth.accountId,
-        environment: auth.environment,
-        type: body.type,
-        data,
-        personaId: body.personaId ?? (typeof data.personaId === 'string' ? data.personaId : null),
+      // the answer is read before the commit: once the event is committed nothing can fail the
+      // request, so a client never retries (and emits again) an event that was in fact sent
+      const answer = await ctx.orm.em.fork().transactional(async (tem) => {
+        const { envelope, event } = emitEvent(tem, {
+          accountId: auth.accountId,
+          environment: auth.environment,
+          type: body.type,
+          data,
+          personaId: body.personaId ?? (typeof data.personaId === 'string' ? data.personaId : null),
+        });
+        await tem.flush();
+        const hooks = await matchingWebhooks(tem.getTransactionContext() as Knex.Transaction, [event.id]);
+        return { event: envelope, matchingWebhooks: hooks.map((h) => h.webhookId) };
       });
-      await em.flush();
-      const hooks = await matchingWebhooks(em.getConnection().getKnex(), [event.id]);
-      return ok({ event: envelope, matchingWebhooks: hooks.map((h) => h.webhookId) });
+      return ok(answer);
     },
   });
 }
