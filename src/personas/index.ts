@@ -4,4 +4,11 @@ export {
   PersonaManifestSchema,
   validatePersonaManifest,
 } from './manifest';
+export {
+  type AnalysisSetting,
+  AnalysisSettingSchema,
+  analysisWanted,
+  dataSchemaValidator,
+  schemaErrorLines,
+} from './manifest-analysis';
 export { Persona, personaManifestSql } from './persona.entity';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AnalysisSettingSchema } from './manifest-analysis';
 
 /**
  * A persona manifest (docs/api-contract.md "Persona manifests"). A draft may be incomplete, so every
@@ -90,6 +91,7 @@ export const PersonaManifestSchema = z
           .partial(),
       })
       .partial(),
+    analysis: AnalysisSettingSchema,
   })
   .partial()
   .meta({

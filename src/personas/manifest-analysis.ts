@@ -1,0 +1,84 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import { z } from 'zod';
+
+/** The most a `dataSchema` may weigh as JSON: it goes into every analysis prompt. */
+export const DATA_SCHEMA_MAX_BYTES = 8 * 1024;
+/** The most a `successCriteria` rubric may hold. */
+export const SUCCESS_CRITERIA_MAX_CHARS = 4000;
+
+/**
+ * One ajv instance for every data schema (JSON Schema 2020-12). `strict: false`: a schema written
+ * for another draft with a keyword ajv does not know still compiles (the keyword is ignored).
+ * Nothing is fetched: a `$ref` to another document fails to compile, so such a schema is refused.
+ */
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+
+/** Compiled validators by schema text, bounded (oldest out first): a worker sees few distinct schemas. */
+const compiled = new Map<string, ValidateFunction>();
+const COMPILED_KEPT = 500;
+
+/** The validator of a data schema (compiled once per distinct schema). Throws on a schema that is not one. */
+export function dataSchemaValidator(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const known = compiled.get(key);
+  if (known) return known;
+  const validate = ajv.compile(schema);
+  compiled.set(key, validate);
+  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
+  return validate;
+}
+
+/** Ajv's errors as `"<path>: <problem>"` lines, for a 400 or for the model's second try. */
+export function schemaErrorLines(errors: ErrorObject[] | null | undefined, base = ''): string[] {
+  return (errors ?? []).slice(0, 20).map((e) => `${base}${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
+}
+
+/** Why `schema` cannot be a data schema (empty when it can): size, the meta-schema, then compiling it. */
+export function dataSchemaProblems(schema: Record<string, unknown>): string[] {
+  if (Buffer.byteLength(JSON.stringify(schema)) > DATA_SCHEMA_MAX_BYTES)
+    return [`must be at most ${DATA_SCHEMA_MAX_BYTES} bytes as JSON`];
+  if (schema.type !== undefined && schema.type !== 'object')
+    return ['must describe an object (`"type": "object"`): the fields to extract'];
+  if (!ajv.validateSchema(schema)) return schemaErrorLines(ajv.errors, 'is not a JSON Schema: ');
+  try {
+    dataSchemaValidator(schema);
+    return [];
+  } catch (error) {
+    return [`does not compile: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+
+/**
+ * The manifest's optional `analysis` section (docs/personas.md "Post-call analysis"): after each
+ * session of the persona ends, the model writes a summary, grades the call against the rubric and
+ * extracts the fields of `dataSchema`.
+ */
+export const AnalysisSettingSchema = z
+  .strictObject({
+    summary: z.boolean().meta({ description: 'Write a short summary of each call' }),
+    successCriteria: z
+      .string()
+      .trim()
+      .min(1)
+      .max(SUCCESS_CRITERIA_MAX_CHARS)
+      .meta({ description: 'A rubric: what makes a call a success (the model answers passed and why)' }),
+    dataSchema: z
+      .record(z.string(), z.unknown())
+      .superRefine((schema, refinement) => {
+        for (const problem of dataSchemaProblems(schema))
+          refinement.addIssue({ code: 'custom', message: problem });
+      })
+      .meta({
+        description: `A JSON Schema (2020-12) of an object: the fields to extract from each call (at most ${DATA_SCHEMA_MAX_BYTES} bytes)`,
+      }),
+  })
+  .partial()
+  .meta({
+    id: 'PersonaAnalysisSetting',
+    description: 'Post-call analysis (docs/personas.md "Post-call analysis")',
+  });
+export type AnalysisSetting = z.infer<typeof AnalysisSettingSchema>;
+
+/** True when the section asks for anything: an empty section analyses nothing. */
+export const analysisWanted = (s: AnalysisSetting | undefined | null): s is AnalysisSetting =>
+  !!s && (s.summary === true || s.successCriteria !== undefined || s.dataSchema !== undefined);
