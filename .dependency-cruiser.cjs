@@ -42,6 +42,7 @@ const AREAS = [
   'activity-log',
   'admin',
   'analytics',
+  'call-analysis',
   'console-web',
   'docs',
   'health',

@@ -1,3 +1,4 @@
+import { createCallAnalysisActivities } from './call-analysis';
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
 import { createMarketplaceActivities } from './marketplace';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReviewActivities(deps),
     ...createSessionActivities(deps),
     ...createMarketplaceActivities(deps),
+    ...createCallAnalysisActivities(deps),
   };
 }
 

@@ -1,4 +1,5 @@
 /** Every workflow the worker registers. Keep workflow code deterministic: no I/O, only activities. */
+export * from './analyze-session';
 export * from './deliver-webhook';
 export * from './housekeeping';
 export * from './remove-marketplace-item';

@@ -1,3 +1,4 @@
+import { createAnalysisOutboxHandler } from '../call-analysis';
 import type { OutboxDeps, OutboxHandler } from '../events/outbox';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
@@ -16,5 +17,6 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createReviewOutboxHandler(deps),
     createSessionOutboxHandler(deps),
     createMarketplaceRemovalOutboxHandler(deps),
+    createAnalysisOutboxHandler(deps),
   ];
 }

@@ -2,6 +2,7 @@ import { mountAccountRoutes } from '../accounts/accounts.routes';
 import { mountActivityRoutes } from '../activity-log/activities.routes';
 import { mountAdminRoutes } from '../admin/admin.routes';
 import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
+import { mountCallAnalysisRoutes } from '../call-analysis';
 import type { AppContext } from '../common/context';
 import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountMarketplaceRoutes } from '../marketplace/marketplace.routes';
@@ -36,6 +37,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountToolRoutes(roots.platform, ctx);
   mountWorkflowRoutes(roots.platform, ctx);
   mountSessionRoutes(roots.platform, ctx);
+  mountCallAnalysisRoutes(roots.platform, ctx);
   mountActivityRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
   mountReviewRoutes(roots.admin, ctx);

@@ -23,6 +23,7 @@ export type IdPrefix =
   | 'del'
   | 'evt'
   | 'sess'
+  | 'ana'
   | 'usr'
   | 'tool'
   | 'wf'

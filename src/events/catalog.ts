@@ -4,6 +4,7 @@ import { newId } from '../common/ids';
 export const EVENT_TYPES = [
   'session.started',
   'session.ended',
+  'session.analyzed',
   'tool.called',
   'tool.completed',
   'tool.failed',
@@ -20,6 +21,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'session.started': 'A user started a conversation',
   'session.ended': 'A user ended a conversation',
+  'session.analyzed': "A conversation's post-call analysis finished (completed or failed)",
   'tool.called': 'A tool was invoked',
   'tool.completed': 'A tool execution finished',
   'tool.failed': 'A tool execution failed',
@@ -47,6 +49,17 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
       return { sessionId, userId, personaId: persona };
     case 'session.ended':
       return { sessionId, userId, personaId: persona, duration: 184_000, turnCount: 12 };
+    case 'session.analyzed':
+      return {
+        analysisId: newId('ana'),
+        sessionId,
+        personaId: persona,
+        status: 'completed',
+        summary: 'The caller asked where order A-1042 was; Ava found it out for delivery today.',
+        success: { passed: true, reason: 'The order status was found and told to the caller.' },
+        data: { orderId: 'A-1042', sentiment: 'positive' },
+        error: null,
+      };
     case 'tool.called':
       return { sessionId, toolId, toolName: 'lookup_order', arguments: { orderId: 'A-1042' } };
     case 'tool.completed':

@@ -1,0 +1,156 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { Knex } from 'knex';
+import { derivedId } from '../common/ids';
+import type { Environment } from '../common/owner';
+import type { Config } from '../config/env';
+import { eventRow, insertEventsSql } from '../events/emit';
+import { ANSWER_LIMITS, OutboundError } from '../outbound/answer-limits';
+import { postJson } from '../outbound/provider';
+import type { AnalysisSetting } from '../personas';
+import { type AnalysisResult, analysisMessages, checkAnswer, type RefusedAnswer } from './analysis-prompt';
+
+/** How much of a refused answer is kept to show the model on its second try. */
+const REFUSED_ANSWER_KEPT = 8000;
+
+export interface AskInput {
+  analysisId: string;
+  /** The second try: the first answer and its problems. */
+  refused?: RefusedAnswer;
+}
+
+/** One model answer: checked and valid, refused with its problems, or nothing to do (`done`). */
+export type AskOutcome =
+  | { kind: 'valid'; result: AnalysisResult }
+  | ({ kind: 'invalid' } & RefusedAnswer)
+  | { kind: 'done' };
+
+interface PendingAnalysis {
+  status: string;
+  setting: AnalysisSetting;
+  session_id: string;
+}
+
+/** Strips the provider key from a message that might quote it. */
+const scrub = (text: string, key?: string) => (key ? text.split(key).join('***') : text);
+
+/** The model's answer text; provider failures throw (retryable unless the provider refused the request). */
+async function complete(config: Config, messages: ReturnType<typeof analysisMessages>): Promise<string> {
+  const { baseUrl, apiKey, model } = config.llm;
+  if (!baseUrl) throw ApplicationFailure.nonRetryable('No LLM provider is configured (LLM_BASE_URL)');
+  let response: Awaited<ReturnType<typeof postJson>>;
+  try {
+    response = await postJson(
+      `${baseUrl.replace(/\/$/, '')}/chat/completions`,
+      apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+      { model, temperature: 0, response_format: { type: 'json_object' }, messages },
+      ANSWER_LIMITS.modelCompletion,
+    );
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof OutboundError && error.kind === 'too_large')
+      throw ApplicationFailure.nonRetryable(`The LLM provider's answer was too large: ${reason}`);
+    throw ApplicationFailure.retryable(scrub(`LLM provider unreachable: ${reason}`, apiKey));
+  }
+  if (!response.ok) {
+    const message = scrub(`LLM provider answered ${response.status}: ${response.text.slice(0, 300)}`, apiKey);
+    if (response.status === 429 || response.status >= 500) throw ApplicationFailure.retryable(message);
+    throw ApplicationFailure.nonRetryable(message);
+  }
+  const completion = JSON.parse(response.text) as { choices?: { message?: { content?: unknown } }[] };
+  const content = completion.choices?.[0]?.message?.content;
+  return typeof content === 'string' ? content : '';
+}
+
+/**
+ * Asks the model for an analysis (temperature 0, a JSON object) from the session's transcript and the
+ * setting copied into the analysis, and checks its answer. Safe to repeat: it only reads and asks.
+ * An analysis that is no longer pending (recorded already, or deleted with its session) is `done`.
+ */
+export async function askAnalysisModel(
+  deps: { knex: Knex; config: Config },
+  input: AskInput,
+): Promise<AskOutcome> {
+  const { rows } = await deps.knex.raw<{ rows: PendingAnalysis[] }>(
+    'select status, setting, session_id from session_analyses where id = ?',
+    [input.analysisId],
+  );
+  const analysis = rows[0];
+  if (analysis?.status !== 'pending') return { kind: 'done' };
+  const { rows: turns } = await deps.knex.raw<{ rows: { text: string; heard: string }[] }>(
+    'select text, coalesce(spoken_text, reply) as heard from session_turns where session_id = ? order by index',
+    [analysis.session_id],
+  );
+  const content = await complete(deps.config, analysisMessages(analysis.setting, turns, input.refused));
+  const checked = checkAnswer(analysis.setting, content);
+  if (checked.ok) return { kind: 'valid', result: checked.result };
+  return { kind: 'invalid', answer: content.slice(0, REFUSED_ANSWER_KEPT), problems: checked.problems };
+}
+
+/** What the workflow records: the result, or why there is none. */
+export type AnalysisRecord = { analysisId: string; attempts: number } & (
+  | { status: 'completed'; result: AnalysisResult }
+  | { status: 'failed'; error: string }
+);
+
+interface Owner {
+  account_id: string;
+  environment: Environment;
+  session_id: string;
+  persona_id: string;
+}
+
+/**
+ * Records an analysis's outcome and its `session.analyzed` event in one statement, once: only a
+ * pending analysis is updated, and the event (id derived from the analysis) is inserted only when
+ * that update happened, so a retried activity changes nothing. Answers whether this call recorded it.
+ */
+export async function recordAnalysis(knex: Knex, r: AnalysisRecord): Promise<{ recorded: boolean }> {
+  const { rows } = await knex.raw<{ rows: Owner[] }>(
+    'select account_id, environment, session_id, persona_id from session_analyses where id = ?',
+    [r.analysisId],
+  );
+  const owner = rows[0];
+  if (!owner) return { recorded: false };
+  const result = r.status === 'completed' ? r.result : { summary: null, success: null, data: null };
+  const error = r.status === 'failed' ? r.error.slice(0, 2000) : null;
+  const event = eventRow({
+    id: derivedId('evt', r.analysisId, 'analyzed'),
+    accountId: owner.account_id,
+    environment: owner.environment,
+    type: 'session.analyzed',
+    personaId: owner.persona_id,
+    data: {
+      analysisId: r.analysisId,
+      sessionId: owner.session_id,
+      personaId: owner.persona_id,
+      status: r.status,
+      ...result,
+      error,
+    },
+  });
+  const insert = insertEventsSql(
+    { accountId: owner.account_id, environment: owner.environment },
+    [event],
+    'exists (select 1 from recorded)',
+  );
+  const { rows: done } = await knex.raw<{ rows: { id: string }[] }>(
+    `with recorded as (
+       update session_analyses set status = ?, summary = ?, success_passed = ?, success_reason = ?,
+         data = ?::jsonb, error = ?, attempts = ?, completed_at = now()
+       where id = ? and status = 'pending' returning id
+     ), emitted as (${insert.sql})
+     select id from recorded`,
+    [
+      r.status,
+      result.summary,
+      result.success?.passed ?? null,
+      result.success?.reason ?? null,
+      result.data === null ? null : JSON.stringify(result.data),
+      error,
+      r.attempts,
+      r.analysisId,
+      ...insert.bindings,
+    ],
+  );
+  return { recorded: done.length > 0 };
+}
