@@ -39,6 +39,7 @@ const PLATFORM = [
 /** Area folders: one resource area each. Another area reaches one only through its index.ts. */
 const AREAS = [
   'accounts',
+  'agent-tests',
   'activity-log',
   'admin',
   'analytics',

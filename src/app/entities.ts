@@ -1,4 +1,5 @@
 import { AccountSchema } from '../accounts/account.entity';
+import { TestRunResultSchema, TestRunSchema, TestScenarioSchema } from '../agent-tests/agent-test.entity';
 import { ActivitySchema } from '../activity-log/activity.entity';
 import { EventSchema } from '../events/event.entity';
 import { IdempotencyKeySchema } from '../idempotency/idempotency-key.entity';
@@ -56,4 +57,7 @@ export const entities = [
   MarketplaceQuotaCounterSchema,
   MarketplaceUsageRecordSchema,
   IdempotencyKeySchema,
+  TestScenarioSchema,
+  TestRunSchema,
+  TestRunResultSchema,
 ];

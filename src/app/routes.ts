@@ -1,4 +1,5 @@
 import { mountAccountRoutes } from '../accounts/accounts.routes';
+import { mountAgentTestRoutes } from '../agent-tests';
 import { mountActivityRoutes } from '../activity-log/activities.routes';
 import { mountAdminRoutes } from '../admin/admin.routes';
 import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
@@ -26,6 +27,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountKeyRoutes(roots.console, ctx);
   mountVoiceRoutes(roots.console, ctx);
   mountPersonaRoutes(roots.console, ctx);
+  mountAgentTestRoutes(roots, ctx);
   mountAnalyticsRoutes(roots.console, ctx);
   mountGettingStartedRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);

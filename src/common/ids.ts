@@ -35,7 +35,9 @@ export type IdPrefix =
   | 'oap'
   | 'oat'
   | 'act'
-  | 'idk';
+  | 'idk'
+  | 'tsc'
+  | 'testrun';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

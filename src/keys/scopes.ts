@@ -1,6 +1,6 @@
 /**
  * Scopes (docs/api-contract.md "Scopes"): `<area>:read` and `<area>:write` per area, plus
- * `workflows:execute`.
+ * `workflows:execute`, and `tests:read` / `tests:run` (agent tests: docs/personas.md "Testing an agent").
  */
 export const SCOPE_AREAS = [
   'mcp',
@@ -15,5 +15,7 @@ export const SCOPE_AREAS = [
 export const ALL_SCOPES = [
   ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),
   'workflows:execute',
+  'tests:read',
+  'tests:run',
 ] as const;
 export type Scope = (typeof ALL_SCOPES)[number];

@@ -1,0 +1,2 @@
+export { TestRun, TestRunResult, TestScenario } from './agent-test.entity';
+export { mountAgentTestRoutes } from './agent-tests.routes';
