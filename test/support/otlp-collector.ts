@@ -29,9 +29,9 @@ interface OtlpExport {
   }[];
 }
 
-const valueOf = (v: OtlpValue) => v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue;
+const plainValue = (v: OtlpValue) => v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue;
 const attributesOf = (list: OtlpAttribute[] = []) =>
-  Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
+  Object.fromEntries(list.map((a) => [a.key, plainValue(a.value)]));
 
 /**
  * An in-process OpenTelemetry collector: a real HTTP server taking OTLP/HTTP JSON exports at
