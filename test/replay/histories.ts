@@ -23,6 +23,8 @@ export const SCENARIOS = {
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',
+  /** A post-call analysis: a first answer refused by the data schema, a second one valid, recorded. */
+  'analyze-session-retried-completed': 'analyzeSessionWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

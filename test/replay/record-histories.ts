@@ -18,6 +18,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { startWorker } from '../../src/app/runtime';
+import { startAnalysisWorkflow } from '../../src/call-analysis/analysis-workflows';
+import { derivedId } from '../../src/common/ids';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
@@ -421,6 +423,44 @@ async function main(): Promise<void> {
     }
     await llmApi('POST', `/sessions/${planned.id}/end`);
     await record('voice-session-model-turns', llmApp.ctx.temporal.workflow.getHandle(planned.id));
+
+    // a post-call analysis of that session whose first answer fails the data schema and whose second
+    // passes. Its row is written here already marked started (so neither app's dispatcher starts it
+    // on a queue without the model) and its workflow is started on the model app's queue.
+    const analysisId = derivedId('ana', planned.id);
+    await llmApp.ctx.orm.em
+      .getConnection()
+      .getKnex()('session_analyses')
+      .insert({
+        id: analysisId,
+        account_id: dev.publisherId,
+        environment: 'test',
+        session_id: planned.id,
+        persona_id: sessionPersona.id,
+        setting: JSON.stringify({
+          summary: true,
+          dataSchema: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
+        }),
+        status: 'pending',
+        created_at: new Date(),
+        workflow_started_at: new Date(),
+      });
+    llm.script((req) => ({
+      content: JSON.stringify({
+        summary: 'The caller asked about order A-1; it has shipped.',
+        data: req.messages.length > 2 ? { orderId: 'A-1' } : {},
+      }),
+    }));
+    const analysis = await startAnalysisWorkflow(llmApp.ctx.temporal, llmApp.ctx.config, {
+      id: analysisId,
+      accountId: dev.publisherId,
+      personaId: sessionPersona.id,
+      sessionId: planned.id,
+    });
+    const analysed = await analysis.result();
+    if (analysed.status !== 'completed' || analysed.attempts !== 2)
+      throw new Error(`analysis: ${JSON.stringify(analysed)}`);
+    await record('analyze-session-retried-completed', analysis);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
