@@ -298,12 +298,30 @@ describe('console analytics', () => {
         totalCalls: 2,
         avgSessionDuration: (sessionDurations[0] + sessionDurations[1]) / 2,
         uniqueUsers: 2,
+        analyzedCalls: 0,
+        successRate: null,
       },
-      { personaId: personaTwo, personaName: 'Ava', totalCalls: 1, avgSessionDuration: 0, uniqueUsers: 1 },
+      {
+        personaId: personaTwo,
+        personaName: 'Ava',
+        totalCalls: 1,
+        avgSessionDuration: 0,
+        uniqueUsers: 1,
+        analyzedCalls: 0,
+        successRate: null,
+      },
     ]);
     const sandbox = await analytics(dev.token, '/personas?environment=test');
     expect(sandbox.body.personas).toEqual([
-      { personaId: personaTwo, personaName: 'Ava', totalCalls: 1, avgSessionDuration: 0, uniqueUsers: 1 },
+      {
+        personaId: personaTwo,
+        personaName: 'Ava',
+        totalCalls: 1,
+        avgSessionDuration: 0,
+        uniqueUsers: 1,
+        analyzedCalls: 0,
+        successRate: null,
+      },
     ]);
   });
 
@@ -513,7 +531,15 @@ describe('console analytics', () => {
     await sql(`delete from sessions where id = ?`, [ids[0]]);
     expect((await analytics(owner.token, '/personas?environment=test')).body.personas).toEqual([]);
     expect((await analytics(owner.token, '/personas?environment=test&period=month')).body.personas).toEqual([
-      { personaId, personaName: 'Ava', totalCalls: 2, avgSessionDuration: duration, uniqueUsers: 2 },
+      {
+        personaId,
+        personaName: 'Ava',
+        totalCalls: 2,
+        avgSessionDuration: duration,
+        uniqueUsers: 2,
+        analyzedCalls: 0,
+        successRate: null,
+      },
     ]);
     // a session in the partial first day of the week (read from the rows, not the rollups)
     const { from } = (await analytics(owner.token, '/overview?environment=test')).body;

@@ -40,6 +40,8 @@ function analysisModel(req: LlmRequest): LlmReply {
   const transcript = req.messages[1]?.content ?? '';
   const second = req.messages.length > 2;
   if (transcript.includes('mode valid')) return { content: JSON.stringify(VALID) };
+  if (transcript.includes('mode unmet'))
+    return { content: JSON.stringify({ ...VALID, success: { passed: false, reason: 'No status given.' } }) };
   if (transcript.includes('mode fenced')) return { content: `\`\`\`json\n${JSON.stringify(VALID)}\n\`\`\`` };
   if (transcript.includes('mode retry')) return { content: JSON.stringify(second ? VALID : INVALID) };
   if (transcript.includes('mode invalid'))
@@ -273,6 +275,22 @@ describe('post-call analysis', () => {
       status: 'skipped',
       error: expect.stringContaining('LLM_BASE_URL'),
     });
+  });
+
+  it('gives each persona a success rate in the analytics', async () => {
+    llm.script(analysisModel);
+    const rated = (await createPersona('rated-agent', { analysis: ANALYSIS })).body.persona.id as string;
+    await settled(await endedSession('mode valid', rated));
+    await settled(await endedSession('mode unmet', rated));
+    await settled(await endedSession('mode invalid', rated)); // failed: no verdict, not counted
+    const res = await call(app.baseUrl, 'GET', '/api/v1/developers/analytics/personas?environment=test', {
+      token: dev.token,
+    });
+    expect(res.status).toBe(200);
+    const entry = res.body.personas.find((p: { personaId: string }) => p.personaId === rated);
+    expect(entry).toMatchObject({ totalCalls: 3, analyzedCalls: 2, successRate: 0.5 });
+    const none = res.body.personas.find((p: { personaId: string }) => p.personaId === plain);
+    expect(none).toMatchObject({ analyzedCalls: 0, successRate: null });
   });
 
   it('lets a webhook subscribe to session.analyzed', async () => {

@@ -42,7 +42,7 @@ export function mountAnalyticsRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppCont
       method: 'get',
       path: '/analytics/personas',
       summary: 'Sessions per persona',
-      description: `Per persona with a session started in the period: sessions (\`totalCalls\`), mean duration of those that ended (ms) and distinct users, busiest first. ${PERIOD_NOTE} ${ENVIRONMENT_NOTE}`,
+      description: `Per persona with a session started in the period: sessions (\`totalCalls\`), mean duration of those that ended (ms), distinct users, and the success rate of the post-call analyses completed in the period (\`successRate\`, of \`analyzedCalls\`; docs/sessions.md "Post-call analysis"), busiest first. ${PERIOD_NOTE} ${ENVIRONMENT_NOTE}`,
       query: PeriodQuery,
       success: { description: 'Personas', schema: PersonasEnvelope },
       handler: ({ auth, query }) => analyticsPersonas(knex(), auth.account.id, query),

@@ -101,6 +101,16 @@ export const PersonaEntry = z
     totalCalls: count().meta({ description: 'Sessions started in the period' }),
     avgSessionDuration: z.number().min(0).meta({ description: 'Mean duration of those that ended, ms' }),
     uniqueUsers: count(),
+    analyzedCalls: count().meta({
+      description:
+        'Post-call analyses completed in the period with a success verdict (the persona has `analysis.successCriteria`)',
+    }),
+    successRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'Of those, the share that passed (0–1); null when there are none' }),
   })
   .meta({ id: 'AnalyticsPersonaEntry' });
 export const PersonasEnvelope = z

@@ -9,6 +9,7 @@ import type {
   UsageQueryInput,
 } from './analytics.schemas';
 import { RUNTIME_FAILURE_MESSAGES, type RuntimeFailureCode } from './codes';
+import { successByPersona } from './success-rates';
 import {
   change,
   DAY_MS,
@@ -275,7 +276,7 @@ export async function analyticsPersonas(
   const { current, shown } = windowOf(query.period, now);
   const totals = sessionRows(accountId, envs, current, PERSONA_TOTALS);
   const pairs = sessionRows(accountId, envs, current, PERSONA_USERS);
-  const [byPersona, usersByPersona] = await Promise.all([
+  const [byPersona, usersByPersona, success] = await Promise.all([
     knex.raw<{
       rows: { persona_id: string; name: string | null; total: string; ended: string; duration: string }[];
     }>(
@@ -292,6 +293,7 @@ export async function analyticsPersonas(
        group by "persona_id"`,
       pairs.bindings,
     ),
+    successByPersona(knex, accountId, envs, current),
   ]);
   const users = new Map(usersByPersona.rows.map((r) => [r.persona_id, num(r.users)]));
   const personas: z.input<typeof PersonaEntry>[] = byPersona.rows.map((r) => ({
@@ -300,6 +302,7 @@ export async function analyticsPersonas(
     totalCalls: num(r.total),
     avgSessionDuration: num(r.ended) === 0 ? 0 : num(r.duration) / num(r.ended),
     uniqueUsers: users.get(r.persona_id) ?? 0,
+    ...(success.get(r.persona_id) ?? { analyzedCalls: 0, successRate: null }),
   }));
   return { personas, ...shown };
 }
