@@ -18,6 +18,7 @@ import { MarketplaceRemovalSchema } from '../marketplace/removal/removal.entity'
 import { McpServerSchema } from '../mcp/mcp-server.entity';
 import { OAuthAuthorizationSchema, OAuthProviderSchema, OAuthTokenSchema } from '../oauth/oauth.entity';
 import { PersonaSchema } from '../personas/persona.entity';
+import { PersonaVersionSchema } from '../personas/persona-version.entity';
 import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
@@ -45,6 +46,7 @@ export const entities = [
   WorkflowExecutionSchema,
   WorkflowVersionSchema,
   PersonaSchema,
+  PersonaVersionSchema,
   ReviewSchema,
   SessionSchema,
   SessionTurnSchema,

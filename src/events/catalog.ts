@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'workflow.failed',
   'workflow.step.completed',
   'activity.created',
+  'persona.rolled_back',
   'webhook.test',
 ] as const;
 
@@ -30,6 +31,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'workflow.failed': 'A workflow execution failed',
   'workflow.step.completed': 'A workflow step completed',
   'activity.created': 'A custom activity was logged',
+  'persona.rolled_back': 'An earlier approved persona version was made live',
   'webhook.test': 'Sent by POST /webhooks/:id/test',
 };
 
@@ -99,6 +101,8 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
         personaId: persona,
         occurredAt: new Date().toISOString(),
       };
+    case 'persona.rolled_back':
+      return { personaId: persona, fromVersion: 3, toVersion: 2, rolledBackAt: new Date().toISOString() };
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
   }

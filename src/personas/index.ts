@@ -12,3 +12,5 @@ export {
   schemaErrorLines,
 } from './manifest-analysis';
 export { Persona, personaManifestSql } from './persona.entity';
+export { PersonaVersion } from './persona-version.entity';
+export { personaForSession, type SessionPersona, sessionManifest, sessionManifestSql } from './versions.service';

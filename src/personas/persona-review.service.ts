@@ -8,7 +8,8 @@ import { cancelReviewWorkflow, Review, reviewDueBy, reviewId, startCommittedRevi
 import { knownRefusal, REVIEW_REFUSALS } from '../temporal/update-refusal';
 import { Persona } from './persona.entity';
 import type { ReviewDecisionInput } from './personas.schemas';
-import { findPersona, personaView, refuseUnlessEditable, validatePersona } from './personas.service';
+import { findPersona, isLive, personaView, refuseUnlessEditable, validatePersona } from './personas.service';
+import { publishApprovedPersona } from './versions.service';
 
 export const SUBMITTED_MESSAGE =
   'Persona submitted for review. Review takes 2-5 business days; you will see the decision and any notes on the persona.';
@@ -53,7 +54,7 @@ export async function submitPersona(ctx: Ctx, em: EntityManager, accountId: stri
 export async function deletePersona(ctx: Ctx, em: EntityManager, accountId: string, id: string) {
   const withdrawn = await em.transactional(async (tem) => {
     const persona = await findPersona(tem, accountId, id, true);
-    if (persona.status === 'published') {
+    if (isLive(persona)) {
       throw conflict(`Persona ${persona.id} is published; unpublish it before deleting it`);
     }
     const pending = persona.status === 'submitted' ? reviewId(persona.id, persona.submissions) : undefined;
@@ -116,16 +117,20 @@ export async function decidePersonaReview(
   return personaView(em, await em.refreshOrFail(persona));
 }
 
-/** What a persona review's decision does, inside the transaction that records it. */
+/**
+ * What a persona review's decision does, inside the transaction that records it: an approval freezes
+ * the next version and makes it live; a rejection leaves the live version (if any) serving.
+ */
 export async function personaReviewSubject(
   tem: EntityManager,
   review: Review,
   decision: ReviewDecision,
   at: Date,
 ): Promise<void> {
+  if (decision === 'approve') return publishApprovedPersona(tem, review, at);
   await tem.nativeUpdate(
     Persona,
     { id: review.subjectId, status: 'submitted', submissions: review.submission },
-    decision === 'approve' ? { status: 'published', publishedAt: at } : { status: 'rejected' },
+    { status: 'rejected' },
   );
 }

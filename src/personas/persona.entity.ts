@@ -19,6 +19,7 @@ export class Persona {
     | 'slug'
     | 'submittedAt'
     | 'publishedAt'
+    | 'liveVersion'
     | 'createdAt'
     | 'updatedAt';
   id: string = newId('persona');
@@ -35,6 +36,11 @@ export class Persona {
   submissions = 0;
   submittedAt?: Date | null;
   publishedAt?: Date | null;
+  /**
+   * The approved version `pk_live_` sessions run (docs/personas.md "Versions"); null while the persona
+   * was never approved or after it is unpublished. `status` and `manifest` are the working copy's.
+   */
+  liveVersion?: number | null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }
@@ -55,6 +61,7 @@ export const PersonaSchema = new EntitySchema<Persona>({
     submissions: { type: 'integer' },
     submittedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     publishedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    liveVersion: { type: 'integer', nullable: true },
     ...timestampProperties(),
   },
 });

@@ -25,6 +25,7 @@ import {
   updatePersona,
   validatePersona,
 } from './personas.service';
+import { mountPersonaVersionRoutes } from './versions.routes';
 
 export function mountPersonaRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContext): void {
   const em = () => ctx.orm.em;
@@ -117,6 +118,7 @@ export function mountPersonaRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContex
       success: { description: 'Deleted', schema: PersonaDeleted },
       handler: ({ auth, params }) => deletePersona(ctx, em(), auth.account.id, params.id),
     });
+  mountPersonaVersionRoutes(console, ctx);
 }
 
 export function mountPersonaReviewRoutes(admin: ApiRoot<AdminAuth>, ctx: AppContext): void {

@@ -13,7 +13,7 @@ export type PersonaManifestInput = z.infer<typeof PersonaManifestBody>;
 
 const status = z.enum(PERSONA_STATUSES).meta({
   description:
-    '`draft` (editable) → `submitted` (under review) → `published` or `rejected` (editable, resubmittable); `published` → `draft` by unpublishing',
+    "The working copy's: `draft` (editable) → `submitted` (under review) → `published` or `rejected` (editable, resubmittable); `published` → `draft` by revising (the live version keeps serving) or unpublishing",
 });
 
 /** A persona as `GET /personas` lists it (docs/personas.md). */
@@ -43,6 +43,9 @@ export const PersonaDetail = PersonaListEntry.extend({
   review: Review.nullable(),
   submittedAt: timestamp().nullable(),
   publishedAt: timestamp().nullable(),
+  liveVersion: z.number().int().nullable().meta({
+    description: 'The approved version `pk_live_` keys run (GET /personas/:id/versions); null when not live',
+  }),
 }).meta({ id: 'Persona' });
 export type PersonaView = z.input<typeof PersonaDetail>;
 

@@ -45,6 +45,7 @@ export async function personaView(em: EntityManager, p: Persona): Promise<Person
     review: await lastReview(em, p.id),
     submittedAt: iso(p.submittedAt),
     publishedAt: iso(p.publishedAt),
+    liveVersion: p.liveVersion ?? null,
   };
 }
 
@@ -97,7 +98,7 @@ export function refuseUnlessEditable(persona: Persona, action: string): void {
   if (!EDITABLE_STATUSES.includes(persona.status)) {
     throw conflict(
       `Persona ${persona.id} is ${persona.status}; only draft and rejected personas can be ${action}` +
-        (persona.status === 'published' ? ' (unpublish it first)' : ''),
+        (persona.status === 'published' ? ' (revise it to edit a new version, or unpublish it)' : ''),
     );
   }
 }
@@ -134,14 +135,24 @@ export async function validatePersona(
   });
 }
 
-/** POST /personas/:id/unpublish: a published persona goes back to draft (editable, submittable again). */
+/** Live keys may start sessions with it: it has a live version, or was published without versions. */
+export const isLive = (p: Persona) => p.liveVersion != null || p.status === 'published';
+
+/**
+ * POST /personas/:id/unpublish: a live persona stops serving live keys (no live version); a published
+ * working copy goes back to draft, an open revision stays as it is. Its versions are kept.
+ */
 export async function unpublishPersona(em: EntityManager, accountId: string, id: string) {
   const persona = await em.transactional(async (tem) => {
     const p = await findPersona(tem, accountId, id, true);
-    if (p.status !== 'published') {
+    if (!isLive(p)) {
       throw conflict(`Persona ${p.id} is ${p.status}; only published personas can be unpublished`);
     }
-    tem.assign(p, { status: 'draft', publishedAt: null });
+    tem.assign(p, {
+      status: p.status === 'published' ? 'draft' : p.status,
+      publishedAt: null,
+      liveVersion: null,
+    });
     return p;
   });
   return personaView(em, persona);

@@ -10,7 +10,7 @@ import {
   installedToolsQuery,
 } from '../marketplace';
 import { agentServersQuery, type DiscoveredTool, McpServer, withPooledMcpClient } from '../mcp';
-import { Persona, type PersonaManifest } from '../personas';
+import { type PersonaManifest, sessionManifest } from '../personas';
 import { type AgentToolRow, agentToolsQuery } from '../tools';
 import { type ConversationSettings, conversationSettings, systemPrompt } from './persona-prompt';
 import type { Session } from './session.entity';
@@ -58,7 +58,7 @@ export const HISTORY_TURNS = 10;
 /** What a turn needs of its session: who owns it, its persona, its caller. */
 export type SessionRef = Pick<
   Session,
-  'id' | 'account' | 'environment' | 'personaId' | 'userId' | 'metadata' | 'status'
+  'id' | 'account' | 'environment' | 'personaId' | 'personaVersion' | 'userId' | 'metadata' | 'status'
 >;
 
 export const ownerOf = (s: Pick<Session, 'account' | 'environment'>): Owner => ({
@@ -211,12 +211,12 @@ async function agentContextRows(em: EntityManager, session: SessionRef, withTool
   };
 }
 
-/** The persona's manifest, or an empty one if the persona was deleted during the session. */
+/** The manifest of the persona version the session runs, or an empty one if the persona was deleted. */
 export async function sessionPersona(
   em: EntityManager,
-  session: Pick<Session, 'personaId'>,
+  session: Pick<Session, 'personaId' | 'personaVersion'>,
 ): Promise<PersonaManifest> {
-  return (await em.findOne(Persona, { id: session.personaId }))?.manifest ?? {};
+  return sessionManifest(em, session);
 }
 
 /** What the next turn sends: the system prompt from the persona and the caller's activities, the tools, the history. */

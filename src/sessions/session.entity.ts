@@ -19,12 +19,15 @@ export class Session {
     | 'endReason'
     | 'workflowStartedAt'
     | 'recording'
+    | 'personaVersion'
     | 'createdAt'
     | 'updatedAt';
   id: string = newId('sess');
   account!: string;
   environment!: Environment;
   personaId!: string;
+  /** The persona version the session runs (docs/personas.md "Versions"); null: the working draft (`pk_test_` only). */
+  personaVersion?: number | null;
   userId!: string;
   status: SessionStatus = 'active';
   metadata: Record<string, unknown> = {};
@@ -46,6 +49,7 @@ export const SessionSchema = new EntitySchema<Session>({
   properties: {
     ...ownedResourceProperties(),
     personaId: { type: 'string', length: 40 },
+    personaVersion: { type: 'integer', nullable: true },
     userId: { type: 'string', length: 128 },
     status: { type: 'string', length: 16 },
     metadata: { type: 'json', columnType: 'jsonb' },

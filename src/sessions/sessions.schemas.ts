@@ -7,6 +7,10 @@ export const SessionIdParams = z.object({ id: z.string().min(1).max(64) });
 export const StartSessionBody = z
   .strictObject({
     personaId: z.string().regex(/^persona_[A-Za-z0-9]{1,56}$/, 'must be a persona id (persona_…)'),
+    personaVersion: z.number().int().min(1).max(1_000_000).optional().meta({
+      description:
+        'An approved version to run (GET /api/v1/developers/personas/:id/versions). Default: the live version with a `pk_live_` key (naming another → 409), the working draft with a `pk_test_` key',
+    }),
     userId: z
       .string()
       .trim()
@@ -114,6 +118,10 @@ const SessionBase = z.object({
   id: z.string().meta({ example: 'sess_…' }),
   status: z.enum(SESSION_STATUSES),
   personaId: z.string(),
+  personaVersion: z.number().int().nullable().meta({
+    description:
+      'The persona version the session runs, fixed at its start; null: the working draft (`pk_test_` keys)',
+  }),
   userId: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   greeting: z.string().meta({ description: "The persona's first greeting" }),

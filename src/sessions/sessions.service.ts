@@ -8,7 +8,7 @@ import { findOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
 import { emitEvent } from '../events/emit';
 import { conflict, notFound } from '../http/errors';
-import { Persona } from '../personas';
+import { personaForSession } from '../personas';
 import { buildAgentContext } from './agent-context';
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
@@ -27,6 +27,7 @@ export function sessionView(s: Session) {
     id: s.id,
     status: s.status,
     personaId: s.personaId,
+    personaVersion: s.personaVersion ?? null,
     userId: s.userId,
     metadata: s.metadata,
     greeting: s.greeting,
@@ -49,7 +50,8 @@ export async function checkSessionOwned(em: EntityManager, owner: Owner, id: str
 /**
  * POST /sessions: the session row and `session.started` commit together, then the session's workflow
  * starts (if Temporal cannot be reached, the dispatcher starts it later). A `pk_live_` key may use
- * only published personas; a `pk_test_` key any persona of the account, drafts included.
+ * only published personas and runs the live version; a `pk_test_` key any persona of the account,
+ * its working draft or a version it names. The session keeps that version to its end.
  */
 export async function startSession(
   ctx: AppContext,
@@ -57,25 +59,25 @@ export async function startSession(
   auth: PlatformAuth,
   input: StartSessionInput,
 ) {
-  const persona = await em.findOne(Persona, { id: input.personaId, account: auth.accountId });
-  if (!persona) throw notFound('Persona');
-  if (auth.environment === 'live' && persona.status !== 'published') {
-    throw conflict(
-      `Persona ${persona.id} is ${persona.status}: live keys can start sessions only with published personas (use a pk_test_ key to try drafts)`,
-    );
-  }
+  const { persona, version, manifest } = await personaForSession(em, {
+    accountId: auth.accountId,
+    environment: auth.environment,
+    personaId: input.personaId,
+    version: input.personaVersion,
+  });
   const greeting =
-    persona.manifest.behaviors?.greetings?.find((g) => g.trim().length > 0) ??
-    `Hi, this is ${persona.name || 'your assistant'}. How can I help?`;
+    manifest.behaviors?.greetings?.find((g) => g.trim().length > 0) ??
+    `Hi, this is ${manifest.identity?.name || 'your assistant'}. How can I help?`;
   const session = em.create(Session, {
     account: auth.accountId,
     environment: auth.environment,
     personaId: persona.id,
+    personaVersion: version,
     userId: input.userId,
     metadata: input.metadata ?? {},
     greeting,
     startedAt: new Date(),
-    recording: input.recording ?? persona.manifest.behaviors?.record_calls ?? false,
+    recording: input.recording ?? manifest.behaviors?.record_calls ?? false,
   });
   emitEvent(em, {
     accountId: auth.accountId,
@@ -162,7 +164,6 @@ const activeSessions = new Map<
   {
     accountId: string;
     environment: string;
-    personaId: string;
     workflowStartedAt: Date | null;
     recording: boolean;
   }
@@ -173,7 +174,6 @@ function rememberActive(session: Session) {
   const known = {
     accountId: session.account,
     environment: session.environment,
-    personaId: session.personaId,
     workflowStartedAt: session.workflowStartedAt ?? null,
     recording: session.recording,
   };
@@ -187,7 +187,7 @@ function rememberActive(session: Session) {
 
 /**
  * POST /sessions/:id/turns (src/sessions/turn/rest-turn.ts). A session seen active and owned by this
- * caller is not read again: its owner and persona never change, and a turn on an ended session is
+ * caller is not read again: its owner never changes, and a turn on an ended session is
  * refused (409) by the turn engine or the session's workflow.
  */
 export async function takeTurn(
@@ -207,10 +207,8 @@ export async function takeTurn(
   try {
     return await takeRestTurn(
       ctx,
-      em,
       {
         id,
-        personaId: known.personaId,
         workflowStartedAt: known.workflowStartedAt,
         recording: known.recording,
       },

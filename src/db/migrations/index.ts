@@ -17,8 +17,9 @@ import { Migration20261126000000TurnEngine } from './Migration20261126000000Turn
 import { Migration20261126100000TurnRecordings } from './Migration20261126100000TurnRecordings';
 import { Migration20261126200000WorkflowVersions } from './Migration20261126200000WorkflowVersions';
 import { Migration20261127000000IdempotencyKeys } from './Migration20261127000000IdempotencyKeys';
-import { Migration20261127300000AgentTests } from './Migration20261127300000AgentTests';
+import { Migration20261127100000PersonaVersions } from './Migration20261127100000PersonaVersions';
 import { Migration20261127200000CallAnalysis } from './Migration20261127200000CallAnalysis';
+import { Migration20261127300000AgentTests } from './Migration20261127300000AgentTests';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -40,6 +41,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126100000TurnRecordings', class: Migration20261126100000TurnRecordings },
   { name: 'Migration20261126200000WorkflowVersions', class: Migration20261126200000WorkflowVersions },
   { name: 'Migration20261127000000IdempotencyKeys', class: Migration20261127000000IdempotencyKeys },
-  { name: 'Migration20261127300000AgentTests', class: Migration20261127300000AgentTests },
+  { name: 'Migration20261127100000PersonaVersions', class: Migration20261127100000PersonaVersions },
   { name: 'Migration20261127200000CallAnalysis', class: Migration20261127200000CallAnalysis },
+  { name: 'Migration20261127300000AgentTests', class: Migration20261127300000AgentTests },
 ];

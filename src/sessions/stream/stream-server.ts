@@ -5,7 +5,7 @@ import { platformAuthenticator, requireScope } from '../../auth/platform-auth';
 import type { AppContext } from '../../common/context';
 import type { Owner } from '../../common/owner';
 import { ApiError, notFound, unauthorized } from '../../http/errors';
-import { Persona } from '../../personas';
+import { sessionManifest } from '../../personas';
 import { Session } from '../session.entity';
 import { verifyClientToken } from './client-token';
 import { MAX_AUDIO_FRAME_BYTES } from './protocol';
@@ -83,15 +83,15 @@ export function sessionStreams(ctx: AppContext) {
         if (!session) throw notFound('Session');
         if (session.status !== 'active')
           throw new ApiError(409, 'CONFLICT', `Session ${sessionId} has ended`);
-        const persona = await em.findOne(Persona, { id: session.personaId });
+        const manifest = await sessionManifest(em, session);
         if (socket.destroyed) return;
         wss.handleUpgrade(req, socket, head, (ws) => {
           const call = new VoiceCall(ctx, ws, {
             sessionId,
             owner,
             greeting: session.greeting,
-            voiceId: persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria',
-            backchannels: persona?.manifest.behaviors?.backchannels ?? [],
+            voiceId: manifest.voice?.voice_id ?? 'espeak-en-us-aria',
+            backchannels: manifest.behaviors?.backchannels ?? [],
             recording: session.recording,
           });
           call.start().catch((error) => {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Response } from 'express';
 import type { AppContext } from '../../common/context';
 import { conflict } from '../../http/errors';
-import { Persona } from '../../personas';
+import type { PersonaManifest } from '../../personas';
 import type { Session } from '../session.entity';
 import type { TurnInput, TurnViewShape } from '../sessions.schemas';
 import { keepMp3 } from '../stream/recordings';
@@ -28,8 +27,7 @@ const TURN_CLAIM_MS = 3 * UPDATE_WAIT_MS + TURN_CLAIM_MARGIN_MS;
  */
 export async function takeTurn(
   ctx: AppContext,
-  em: EntityManager,
-  session: Pick<Session, 'id' | 'workflowStartedAt' | 'personaId' | 'recording'>,
+  session: Pick<Session, 'id' | 'workflowStartedAt' | 'recording'>,
   input: TurnInput,
   res?: Response,
 ): Promise<TurnViewShape> {
@@ -67,18 +65,17 @@ export async function takeTurn(
     );
     workflowError(error, session, res);
   }
-  return input.audio ? withSpokenReply(ctx, em, session, turn) : turn;
+  return input.audio ? withSpokenReply(ctx, session, loaded.manifest, turn) : turn;
 }
 
-/** The turn with its reply spoken in the persona's voice (an MP3 data URL), when synthesis works. */
+/** The turn with its reply spoken in the voice of the session's persona version (an MP3 data URL), when synthesis works. */
 async function withSpokenReply(
   ctx: AppContext,
-  em: EntityManager,
-  session: Pick<Session, 'id' | 'personaId' | 'recording'>,
+  session: Pick<Session, 'id' | 'recording'>,
+  manifest: PersonaManifest,
   turn: TurnRecord,
 ): Promise<TurnViewShape> {
-  const persona = await em.findOne(Persona, { id: session.personaId });
-  const voiceId = persona?.manifest.voice?.voice_id ?? 'espeak-en-us-aria';
+  const voiceId = manifest.voice?.voice_id ?? 'espeak-en-us-aria';
   try {
     const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
     if (!spoken) return turn;

@@ -2,18 +2,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../../common/context';
 import { preparedQuery } from '../../db/prepared';
 import { conflict } from '../../http/errors';
-import { type PersonaManifest, personaManifestSql } from '../../personas';
+import { type PersonaManifest, sessionManifestSql } from '../../personas';
 import { type VoiceCommandWorkflow, voiceCommandsOf, voiceCommandWorkflowsJson } from '../../voice-workflows';
 import type { SessionRef } from '../agent-context';
 import { CLAIM_ACTIVE_SESSION_SQL } from '../turn-claims';
 
 /**
- * The session, its persona's manifest (empty if the persona was deleted) and the voice commands of its
+ * The session, the manifest of the persona version it runs (empty if the persona was deleted) and the voice commands of its
  * account and environment: everything a turn decides on, in one prepared statement. The session's
  * columns are named, so a column added later cannot change a prepared statement's result type.
  */
-const SESSION_COLUMNS = `s.id, s.account_id, s.environment, s.persona_id, s.user_id, s.status, s.metadata,
-          ${personaManifestSql('s.persona_id')} as persona_manifest,
+const SESSION_COLUMNS = `s.id, s.account_id, s.environment, s.persona_id, s.persona_version, s.user_id, s.status, s.metadata,
+          ${sessionManifestSql('s.persona_id', 's.persona_version')} as persona_manifest,
           ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows`;
 const LOAD_SESSION_SQL = `select ${SESSION_COLUMNS} from sessions s where s.id = ?`;
 
@@ -53,6 +53,7 @@ function turnSessionOf(em: EntityManager, row: Record<string, unknown>) {
     account: row.account_id as string,
     environment: row.environment as SessionRef['environment'],
     personaId: row.persona_id as string,
+    personaVersion: (row.persona_version ?? null) as number | null,
     userId: row.user_id as string,
     metadata: (row.metadata ?? {}) as Record<string, unknown>,
     status: 'active',

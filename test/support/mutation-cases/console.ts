@@ -13,6 +13,7 @@ import {
   unique,
   v1,
 } from './fixtures';
+import { personaVersionCases } from './persona-versions';
 
 const reviewsOf = (env: BaseEnv, personaId: string) =>
   count(env.app, 'select count(*) from reviews where subject_id = ?', [personaId]);
@@ -21,6 +22,7 @@ const statusOf = async (env: BaseEnv, personaId: string) =>
 
 /** The console API (/api/v1/developers) and the operator's account and persona routes. */
 export const consoleCases: MutationTable<BaseEnv> = {
+  ...personaVersionCases,
   'POST /api/v1/developers/keys': {
     kind: 'create',
     prepare: async (env) => {
