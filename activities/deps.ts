@@ -1,4 +1,9 @@
+import type { TestSessionDriver } from '../src/agent-tests/agent-test-types';
 import type { CoreContext } from '../src/common/context';
 
-/** What activities are built from (dependency injection, as in temporalio/samples-typescript). */
-export type ActivityDeps = CoreContext;
+/**
+ * What activities are built from (dependency injection, as in temporalio/samples-typescript).
+ * `testSessions` drives the session engine for agent tests: given by the composition root
+ * (src/app/runtime.ts), since the engine's own workflows import the activities' types.
+ */
+export type ActivityDeps = CoreContext & { testSessions?: TestSessionDriver };

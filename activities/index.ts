@@ -1,4 +1,5 @@
 import { createCallAnalysisActivities } from './call-analysis';
+import { createAgentTestActivities } from './agent-tests';
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
 import { createMarketplaceActivities } from './marketplace';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReviewActivities(deps),
     ...createSessionActivities(deps),
     ...createMarketplaceActivities(deps),
+    ...createAgentTestActivities(deps),
     ...createCallAnalysisActivities(deps),
   };
 }

@@ -7,6 +7,8 @@ import {
   verdictsOf,
 } from '../src/agent-tests/expectations';
 import { regexProblem } from '../src/agent-tests/safe-regex';
+import { TEST_TURN_ROUTES } from '../src/agent-tests/scenario.schemas';
+import { TURN_ROUTES } from '../src/sessions/statuses';
 
 const turn = (over: Partial<TranscriptTurn> = {}): TranscriptTurn => ({
   index: 1,
@@ -56,6 +58,10 @@ describe('agent test expectations', () => {
     const check = checkTurn(expectation as never, turn());
     expect(check.passed).toBe(passed);
     expect(check.reason.length).toBeGreaterThan(0);
+  });
+
+  it("knows the session engine's routes", () => {
+    expect([...TEST_TURN_ROUTES]).toEqual([...TURN_ROUTES]);
   });
 
   it('refused passes on a refusal', () => {

@@ -7,4 +7,5 @@ export * from './review-marketplace-item';
 export * from './review-persona';
 export * from './run-voice-workflow';
 export * from './system-ping';
+export * from './test-run';
 export * from './voice-session';

@@ -2,8 +2,7 @@
  * The types agent tests share between the API, the activities and the workflows
  * (workflows/test-run.ts): pure, so workflow code may import them.
  */
-import type { TurnRoute } from '../sessions';
-import type { Expectation, TurnExpectation } from './scenario.schemas';
+import type { Expectation, TestTurnRoute, TurnExpectation } from './scenario.schemas';
 
 export type { Expectation } from './scenario.schemas';
 
@@ -33,7 +32,7 @@ export interface TranscriptTurn {
   index: number;
   text: string;
   reply: string;
-  route: TurnRoute;
+  route: TestTurnRoute;
   toolCalls: TranscriptToolCall[];
   latencyMs: number;
   error: string | null;
@@ -81,4 +80,29 @@ export interface TestScenarioWorkflowInput {
 export interface JudgeGrade {
   passed: boolean;
   reason: string;
+}
+
+/** What starting a scenario's session needs. */
+export interface TestSessionStart {
+  runId: string;
+  scenarioId: string;
+  accountId: string;
+  personaId: string;
+  mocks: ScenarioDefinition['mocks'];
+}
+
+/**
+ * The session engine as agent tests drive it (src/agent-tests/scenario-steps.ts), given to the
+ * worker's activities by the composition root, so activity code does not import the engine (whose
+ * workflows import the activities' types).
+ */
+export interface TestSessionDriver {
+  start(input: TestSessionStart): Promise<{ sessionId: string; greeting: string }>;
+  takeTurn(input: {
+    accountId: string;
+    sessionId: string;
+    index: number;
+    text: string;
+  }): Promise<TranscriptTurn>;
+  end(input: { accountId: string; sessionId: string }): Promise<void>;
 }

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { timestamp } from '../http/envelope';
-import { TURN_ROUTES } from '../sessions';
 import { regexProblem } from './safe-regex';
+
+/**
+ * How a turn may be answered: the session engine's routes (src/sessions/statuses.ts TURN_ROUTES;
+ * test/agent-tests.unit.test.ts checks they are the same). Kept here so this module, which workflow
+ * code reaches through its types, imports nothing of the session engine.
+ */
+export const TEST_TURN_ROUTES = ['workflow', 'llm', 'refusal', 'fallback'] as const;
+export type TestTurnRoute = (typeof TEST_TURN_ROUTES)[number];
 
 /** Bounds of a scenario (docs/personas.md "Testing an agent"). */
 export const SCENARIO_LIMITS = {
@@ -31,7 +38,7 @@ const ToolCalled = z.strictObject({
     .meta({ description: 'Matched as a subset: every key given must be in the call, equal (deeply)' }),
 });
 const ToolNotCalled = z.strictObject({ type: z.literal('toolNotCalled'), name: toolName });
-const Route = z.strictObject({ type: z.literal('route'), route: z.enum(TURN_ROUTES) });
+const Route = z.strictObject({ type: z.literal('route'), route: z.enum(TEST_TURN_ROUTES) });
 const ReplyContains = z.strictObject({
   type: z.literal('replyContains'),
   text: z.string().min(1).max(500),

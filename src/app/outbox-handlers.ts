@@ -1,4 +1,5 @@
 import { createAnalysisOutboxHandler } from '../call-analysis';
+import { createTestRunOutboxHandler } from '../agent-tests';
 import type { OutboxDeps, OutboxHandler } from '../events/outbox';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
@@ -17,6 +18,7 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createReviewOutboxHandler(deps),
     createSessionOutboxHandler(deps),
     createMarketplaceRemovalOutboxHandler(deps),
+    createTestRunOutboxHandler(deps),
     createAnalysisOutboxHandler(deps),
   ];
 }

@@ -27,7 +27,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountKeyRoutes(roots.console, ctx);
   mountVoiceRoutes(roots.console, ctx);
   mountPersonaRoutes(roots.console, ctx);
-  mountAgentTestRoutes(roots, ctx);
+  mountAgentTestRoutes(roots.console, roots.platform, ctx);
   mountAnalyticsRoutes(roots.console, ctx);
   mountGettingStartedRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);

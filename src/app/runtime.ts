@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
+import { testSessionDriver } from '../agent-tests';
 import { PostgresApiCallRecorder } from '../analytics/recorder';
 import { createIdTokenVerifier } from '../auth/id-token';
 import type { AppContext } from '../common/context';
@@ -201,6 +202,7 @@ export async function startWorker(
       orm: ctx.orm,
       encryptor: ctx.encryptor,
       mcpConnections: ctx.mcpConnections,
+      testSessions: testSessionDriver(ctx),
     }),
     logger: ctx.logger,
     stackTraces: ctx.config.temporal.stackTraces,

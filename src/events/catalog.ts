@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'workflow.failed',
   'workflow.step.completed',
   'activity.created',
+  'test_run.completed',
   'persona.rolled_back',
   'webhook.test',
 ] as const;
@@ -31,6 +32,7 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'workflow.failed': 'A workflow execution failed',
   'workflow.step.completed': 'A workflow step completed',
   'activity.created': 'A custom activity was logged',
+  'test_run.completed': "A persona's test run ended (passed, failed or cancelled)",
   'persona.rolled_back': 'An earlier approved persona version was made live',
   'webhook.test': 'Sent by POST /webhooks/:id/test',
 };
@@ -103,6 +105,17 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
       };
     case 'persona.rolled_back':
       return { personaId: persona, fromVersion: 3, toVersion: 2, rolledBackAt: new Date().toISOString() };
+    case 'test_run.completed':
+      return {
+        runId: newId('testrun'),
+        personaId: persona,
+        personaVersion: null,
+        status: 'failed',
+        passed: 4,
+        failed: 1,
+        total: 5,
+        durationMs: 8_400,
+      };
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
   }

@@ -15,6 +15,7 @@ import {
 import type { AgentTool, ChatToolCall } from './agent-context';
 import { finishKeptCall, type KeptCall, type KeptCallKey, startKeptCall } from './kept-tool-calls';
 import type { Session, TurnAction } from './session.entity';
+import { mockedToolOutcome } from './tool-mocks';
 import type { AgentToolOutcome } from './turn-types';
 
 /** Who is speaking, for the marketplace tools they installed (metered against their quota). */
@@ -54,10 +55,13 @@ export const TOOL_OUTCOME_UNKNOWN =
  * Runs one tool call at most once. The call is kept (`session_tool_calls`) before the tool runs and
  * its outcome after: a step run again (a worker crashed, its workflow task ran elsewhere) answers
  * the kept outcome, or, for a call that started and never finished, that its outcome is unknown,
- * and never calls the tool a second time (a side effect is never silently repeated).
+ * and never calls the tool a second time (a side effect is never silently repeated). A test
+ * session's mocked tool is answered from its mock and not called (src/sessions/tool-mocks.ts).
  */
 export async function runAgentToolOnce(ctx: CoreContext, input: AgentToolCall): Promise<AgentToolOutcome> {
   const knex = ctx.orm.em.getConnection().getKnex();
+  const mocked = await mockedToolOutcome(knex, input);
+  if (mocked) return mocked;
   const key: KeptCallKey = [input.sessionId, input.turnId, input.call.id];
   const direct = directCall(ctx, input);
   if (direct) return runDirectCallOnce(knex, input, key, direct);

@@ -8,4 +8,3 @@ export {
 } from './sessions.schemas';
 export { checkSessionOwned, endSession, getSession, startSession, takeTurn } from './sessions.service';
 export { type SessionStreams, sessionStreams } from './stream/stream-server';
-export { TURN_ROUTES, type TurnRoute } from './statuses';

@@ -1,0 +1,154 @@
+import {
+  CancellationScope,
+  executeChild,
+  isCancellation,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type {
+  JudgeGrade,
+  TestRunWorkflowInput,
+  TestScenarioWorkflowInput,
+  TranscriptTurn,
+} from '../src/agent-tests/agent-test-types';
+
+/** Session steps: a turn waits for the model and the session's workflow; retried while the engine is busy. */
+const session = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 6,
+  },
+});
+/** Model steps (simulated caller, judge): retried for a provider that is down or busy. */
+const model = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+  },
+});
+/** Recording: only the database can fail it, and it is safe to repeat. */
+const records = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 20,
+  },
+});
+
+/** Runs `work` on every item, at most `limit` at once, in order of the items. */
+async function inLanes<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+}
+
+/**
+ * One run of a persona's suite (workflow id = the `testrun_…` id): each scenario a child workflow
+ * (`<run id>-<scenario id>`), `concurrency` at a time, then the run's end recorded with
+ * `test_run.completed`. Cancelling it cancels the children (their sessions end) and records
+ * `cancelled`. A child that fails outright leaves its scenario without a result: it counts as failed.
+ */
+export async function testRunWorkflow(input: TestRunWorkflowInput) {
+  const { runId } = input;
+  try {
+    setCurrentDetails(`Running ${input.scenarioIds.length} scenarios, ${input.concurrency} at a time`);
+    await inLanes(input.scenarioIds, input.concurrency, async (scenarioId) => {
+      const child: TestScenarioWorkflowInput = {
+        runId,
+        accountId: input.accountId,
+        personaId: input.personaId,
+        scenarioId,
+      };
+      try {
+        await executeChild(testScenarioWorkflow, { workflowId: `${runId}-${scenarioId}`, args: [child] });
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        log.warn('a scenario failed outright; it counts as failed', { scenarioId, error: String(error) });
+      }
+    });
+    const outcome = await records.completeTestRun({ runId });
+    setCurrentDetails(`${outcome.status}: ${outcome.passed} passed, ${outcome.failed} failed`);
+    return outcome;
+  } catch (error) {
+    if (isCancellation(error)) {
+      await CancellationScope.nonCancellable(() => records.completeTestRun({ runId, cancelled: true }));
+    }
+    throw error;
+  }
+}
+
+/**
+ * One scenario of a run: a real session in the `test` environment, started, spoken to (scripted
+ * turns, or a simulated caller for at most `maxTurns`), ended, judged, and its result recorded. A
+ * step that fails for good is the scenario's `error`; a cancellation still ends the session.
+ */
+export async function testScenarioWorkflow(input: TestScenarioWorkflowInput) {
+  const { runId, scenarioId, accountId } = input;
+  const { definition } = await records.loadTestScenario({ runId, scenarioId });
+  const transcript: TranscriptTurn[] = [];
+  const grades: Record<number, JudgeGrade> = {};
+  let sessionId: string | null = null;
+  let error: string | null = null;
+  try {
+    const started = await session.startTestSession({ ...input, mocks: definition.mocks });
+    sessionId = started.sessionId;
+    const say = async (text: string) => {
+      const index = transcript.length + 1;
+      transcript.push(await session.takeTestTurn({ accountId, sessionId: started.sessionId, index, text }));
+    };
+    if (definition.turns) {
+      for (const turn of definition.turns) await say(turn.text);
+    } else if (definition.simulatedCaller) {
+      const { goal, maxTurns } = definition.simulatedCaller;
+      while (transcript.length < maxTurns) {
+        const next = await model.simulateCaller({ goal, greeting: started.greeting, transcript });
+        if (next.text === null) break;
+        await say(next.text);
+      }
+    }
+    for (const [i, e] of (definition.expectations ?? []).entries()) {
+      if (e.type !== 'judge') continue;
+      grades[i] = await model.judgeTestTranscript({
+        rubric: e.rubric,
+        greeting: started.greeting,
+        transcript,
+      });
+    }
+  } catch (failure) {
+    if (isCancellation(failure)) {
+      await endQuietly(accountId, sessionId);
+      throw failure;
+    }
+    const cause = failure instanceof Error && failure.cause instanceof Error ? failure.cause : failure;
+    error = cause instanceof Error ? cause.message : String(cause);
+  }
+  await endQuietly(accountId, sessionId);
+  return records.recordScenarioResult({ runId, scenarioId, sessionId, transcript, grades, error });
+}
+
+/** Ends the scenario's session, even while the scenario is being cancelled. */
+async function endQuietly(accountId: string, sessionId: string | null): Promise<void> {
+  if (!sessionId) return;
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await session.endTestSession({ accountId, sessionId });
+    } catch (failure) {
+      log.warn('the test session could not be ended; its idle timeout will', {
+        sessionId,
+        error: String(failure),
+      });
+    }
+  });
+}
