@@ -129,6 +129,8 @@ describe('post-call analysis', () => {
       ['long rubric', { successCriteria: 'y'.repeat(4001) }],
       ['unknown field', { summary: true, extract: {} }],
       ['summary not boolean', { summary: 'yes' }],
+      ['unknown dialect', { dataSchema: { $schema: 'https://example.com/meta', type: 'object' } }],
+      ['bad regex', { dataSchema: { type: 'object', properties: { a: { pattern: '(' } } } }],
     ];
     for (const [label, analysis] of bad) {
       const res = await createPersona(`bad-${label.replace(/ /g, '-')}`, { analysis });

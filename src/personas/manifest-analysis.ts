@@ -11,21 +11,34 @@ export const SUCCESS_CRITERIA_MAX_CHARS = 4000;
  * for another draft with a keyword ajv does not know still compiles (the keyword is ignored).
  * Nothing is fetched: a `$ref` to another document fails to compile, so such a schema is refused.
  */
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
 
-/** Compiled validators by schema text, bounded (oldest out first): a worker sees few distinct schemas. */
-const compiled = new Map<string, ValidateFunction>();
+/**
+ * Compiled validators by schema text, bounded (oldest out first): a worker sees few distinct
+ * schemas. An evicted schema is removed from ajv's own cache too, so neither grows without bound;
+ * `addUsedSchema: false` keeps a schema's `$id` out of ajv's registry (two personas may use one).
+ */
+const compiled = new Map<string, { schema: Record<string, unknown>; validate: ValidateFunction }>();
 const COMPILED_KEPT = 500;
 
 /** The validator of a data schema (compiled once per distinct schema). Throws on a schema that is not one. */
 export function dataSchemaValidator(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   const known = compiled.get(key);
-  if (known) return known;
-  const validate = ajv.compile(schema);
-  compiled.set(key, validate);
-  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
-  return validate;
+  if (known) return known.validate;
+  try {
+    const validate = ajv.compile(schema);
+    compiled.set(key, { schema, validate });
+  } catch (error) {
+    ajv.removeSchema(schema);
+    throw error;
+  }
+  if (compiled.size > COMPILED_KEPT) {
+    const [oldest, entry] = compiled.entries().next().value as [string, { schema: Record<string, unknown> }];
+    compiled.delete(oldest);
+    ajv.removeSchema(entry.schema);
+  }
+  return (compiled.get(key) as { validate: ValidateFunction }).validate;
 }
 
 /** Ajv's errors as `"<path>: <problem>"` lines, for a 400 or for the model's second try. */
@@ -33,14 +46,19 @@ export function schemaErrorLines(errors: ErrorObject[] | null | undefined, base 
   return (errors ?? []).slice(0, 20).map((e) => `${base}${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
 }
 
+/** The one JSON Schema dialect a data schema may name. */
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
 /** Why `schema` cannot be a data schema (empty when it can): size, the meta-schema, then compiling it. */
 export function dataSchemaProblems(schema: Record<string, unknown>): string[] {
   if (Buffer.byteLength(JSON.stringify(schema)) > DATA_SCHEMA_MAX_BYTES)
     return [`must be at most ${DATA_SCHEMA_MAX_BYTES} bytes as JSON`];
   if (schema.type !== undefined && schema.type !== 'object')
     return ['must describe an object (`"type": "object"`): the fields to extract'];
-  if (!ajv.validateSchema(schema)) return schemaErrorLines(ajv.errors, 'is not a JSON Schema: ');
+  if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12)
+    return [`$schema: must be ${DRAFT_2020_12} (or left out)`];
   try {
+    if (!ajv.validateSchema(schema)) return schemaErrorLines(ajv.errors, 'is not a JSON Schema: ');
     dataSchemaValidator(schema);
     return [];
   } catch (error) {
