@@ -1,5 +1,5 @@
 import { startWorker } from '../src/app/runtime';
-import { TEST_ENV } from './support/env';
+import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { type LlmRequest, startLlmDouble } from './support/llm-double';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
 import { completeManifest } from './support/personas';
@@ -273,6 +273,30 @@ describe('agent test runs', () => {
     expect((await api('POST', `/test-runs/${run.id}/cancel`)).body.run.status).toBe('cancelled');
   }, 120_000);
 
+  it('runs a frozen persona version when asked, its sessions pinned to it', async () => {
+    await api('POST', `/personas/${personaId}/submit`);
+    const decided = await call(app.baseUrl, 'POST', `/api/admin/personas/${personaId}/review`, {
+      token: TEST_ADMIN_TOKEN,
+      body: { decision: 'approve' },
+    });
+    expect(decided.body.persona.status).toBe('published');
+    const id = await scenario({ name: 'versioned', turns: [{ text: 'hello' }] });
+    const started = await api('POST', `/personas/${personaId}/test-runs?wait=true`, {
+      version: 1,
+      scenarios: [id],
+    });
+    expect(started.body.run).toMatchObject({ status: 'passed', personaVersion: 1 });
+    const session = await platform(
+      'GET',
+      `/sessions/${started.body.run.scenarios[0].sessionId}`,
+      dev.testKey,
+    );
+    expect(session.body.data.personaVersion).toBe(1);
+    const missing = await api('POST', `/personas/${personaId}/test-runs`, { version: 99, scenarios: [id] });
+    expect(missing.status).toBe(400);
+    expect(missing.body.validationErrors).toEqual([`version: persona ${personaId} has no version 99`]);
+  }, 120_000);
+
   it('answers a CI job on the platform API: ?wait=true with tests:run, reads with tests:read', async () => {
     const id = await scenario({
       name: 'ci',
@@ -333,7 +357,7 @@ describe('agent test runs', () => {
     };
     const start = (body: unknown, query = '') =>
       api('POST', `/personas/${personaId}/test-runs${query}`, body);
-    expect((await bad(start({ version: 1 }))).validationErrors[0]).toMatch(/^version:/);
+    expect((await bad(start({ version: 500 }))).validationErrors[0]).toMatch(/^version:/);
     expect((await bad(start({ scenarios: ['tsc_unknown'] }))).validationErrors[0]).toMatch(/tsc_unknown/);
     await bad(start({ scenarios: [] }));
     await bad(start({ scenarios: [id], extra: true }));

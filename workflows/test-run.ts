@@ -96,13 +96,13 @@ export async function testRunWorkflow(input: TestRunWorkflowInput) {
  */
 export async function testScenarioWorkflow(input: TestScenarioWorkflowInput) {
   const { runId, scenarioId, accountId } = input;
-  const { definition } = await records.loadTestScenario({ runId, scenarioId });
+  const { definition, personaVersion } = await records.loadTestScenario({ runId, scenarioId });
   const transcript: TranscriptTurn[] = [];
   const grades: Record<number, JudgeGrade> = {};
   let sessionId: string | null = null;
   let error: string | null = null;
   try {
-    const started = await session.startTestSession({ ...input, mocks: definition.mocks });
+    const started = await session.startTestSession({ ...input, personaVersion, mocks: definition.mocks });
     sessionId = started.sessionId;
     const say = async (text: string) => {
       const index = transcript.length + 1;

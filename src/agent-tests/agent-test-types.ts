@@ -88,6 +88,8 @@ export interface TestSessionStart {
   scenarioId: string;
   accountId: string;
   personaId: string;
+  /** The persona version the session runs (null: the working draft). */
+  personaVersion: number | null;
   mocks: ScenarioDefinition['mocks'];
 }
 

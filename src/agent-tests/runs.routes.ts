@@ -17,7 +17,7 @@ import { awaitRun, cancelRun, findRun, listRuns, runView, startTestRun } from '.
 import { PersonaTestParams } from './scenario.schemas';
 
 const START_DESCRIPTION =
-  "Runs the persona's scenarios (all, or those named in `scenarios`) against its current draft, each as a child workflow driving a real session in the `test` environment (4 at a time). `version` (a frozen persona version) is refused with 400 until persona versions exist. The run (`testrun_…`) is a Temporal workflow of that id. With `?wait=true` the answer comes when the run has ended (200; 202 if still running after 10 minutes): a CI job reads `status`. Emits `test_run.completed` when it ends.";
+  "Runs the persona's scenarios (all, or those named in `scenarios`) against its current draft, each as a child workflow driving a real session in the `test` environment (4 at a time). `version` runs a frozen persona version (400 if the persona has no such version) instead of the working draft. The run (`testrun_…`) is a Temporal workflow of that id. With `?wait=true` the answer comes when the run has ended (200; 202 if still running after 10 minutes): a CI job reads `status`. Emits `test_run.completed` when it ends.";
 
 /** Starts a run and, with `wait`, answers once it has ended (202 while it is still running). */
 function runStarter<A>(ctx: AppContext, accountOf: (auth: A) => string) {

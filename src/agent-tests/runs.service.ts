@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../common/context';
 import { conflict, notFound, validationFailed } from '../http/errors';
+import { PersonaVersion } from '../personas';
 import { TestRun, TestRunResult, TestScenario } from './agent-test.entity';
 import type { ScenarioOutcome } from './agent-test-types';
 import type { RunViewShape, StartRunInput } from './run.schemas';
@@ -33,8 +34,8 @@ async function scenariosToRun(em: EntityManager, accountId: string, personaId: s
 }
 
 /**
- * POST /personas/:id/test-runs: the run row, with its scenarios frozen, commits before its
- * workflow starts; if Temporal cannot be reached, the outbox handler starts it later.
+ * POST /personas/:id/test-runs: the run row, with its scenarios and persona version (null: the
+ * working draft) frozen, commits before its workflow starts; if Temporal cannot be reached, the outbox handler starts it later.
  */
 export async function startTestRun(
   ctx: AppContext,
@@ -44,15 +45,17 @@ export async function startTestRun(
   input: StartRunInput,
 ): Promise<TestRun> {
   await ownedPersona(em, accountId, personaId);
-  if (input.version !== undefined) {
-    throw validationFailed([
-      'version: runs of a frozen persona version are not available yet; omit it to run the current draft',
-    ]);
+  if (
+    input.version !== undefined &&
+    !(await em.count(PersonaVersion, { personaId, version: input.version }))
+  ) {
+    throw validationFailed([`version: persona ${personaId} has no version ${input.version}`]);
   }
   const scenarios = await scenariosToRun(em, accountId, personaId, input.scenarios);
   const run = em.create(TestRun, {
     account: accountId,
     personaId,
+    personaVersion: input.version ?? null,
     scenarios: scenarios.map((s) => ({ id: s.id, name: s.name, definition: s.definition })),
   });
   await em.persist(run).flush();

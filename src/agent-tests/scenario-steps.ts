@@ -33,6 +33,7 @@ export async function startTestSession(
   });
   session ??= await startSession(ctx, em, testOwner(input.accountId), {
     personaId: input.personaId,
+    ...(input.personaVersion === null ? {} : { personaVersion: input.personaVersion }),
     userId,
     metadata: { testRunId: input.runId, scenarioId: input.scenarioId },
     recording: false,
