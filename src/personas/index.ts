@@ -13,4 +13,9 @@ export {
 } from './manifest-analysis';
 export { Persona, personaManifestSql } from './persona.entity';
 export { PersonaVersion } from './persona-version.entity';
-export { personaForSession, type SessionPersona, sessionManifest, sessionManifestSql } from './versions.service';
+export {
+  personaForSession,
+  type SessionPersona,
+  sessionManifest,
+  sessionManifestSql,
+} from './versions.service';
