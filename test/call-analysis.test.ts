@@ -1,6 +1,6 @@
 import { startWorker } from '../src/app/runtime';
 import { createAnalysisOutboxHandler } from '../src/call-analysis';
-import { TEST_ENV } from './support/env';
+import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { createIsolatedDatabase } from './support/isolated-db';
 import { type LlmReply, type LlmRequest, startLlmDouble } from './support/llm-double';
 import { completeManifest } from './support/personas';
@@ -276,6 +276,43 @@ describe('post-call analysis', () => {
     expect(res.body.data).toMatchObject({
       status: 'skipped',
       error: expect.stringContaining('LLM_BASE_URL'),
+    });
+  });
+
+  it('takes the setting of the persona version the session ran, not the working draft', async () => {
+    llm.script(analysisModel);
+    const consoleCall = (method: string, path: string, body?: unknown) =>
+      call(app.baseUrl, method, `/api/v1/developers${path}`, { token: dev.token, body });
+    const created = await createPersona('versioned-agent', { analysis: { summary: true } });
+    const id = created.body.persona.id as string;
+    expect((await consoleCall('POST', `/personas/${id}/submit`)).status).toBe(200);
+    const approved = await call(app.baseUrl, 'POST', `/api/admin/personas/${id}/review`, {
+      token: TEST_ADMIN_TOKEN,
+      body: { decision: 'approve' },
+    });
+    expect(approved.body.persona.status).toBe('published');
+    // the working copy drops the analysis; version 1, live, keeps it
+    expect((await consoleCall('POST', `/personas/${id}/revise`)).status).toBe(200);
+    const edited = await consoleCall('PUT', `/personas/${id}`, {
+      manifest: completeManifest('versioned-agent'),
+    });
+    expect(edited.status).toBe(200);
+    const started = await platform(dev.liveKey, 'POST', '/sessions', { personaId: id, userId: 'caller-v' });
+    expect(started.status).toBe(201);
+    const sessionId = started.body.data.id as string;
+    expect(
+      (await platform(dev.liveKey, 'POST', `/sessions/${sessionId}/turns`, { text: 'mode valid' })).status,
+    ).toBe(200);
+    expect((await platform(dev.liveKey, 'POST', `/sessions/${sessionId}/end`)).status).toBe(200);
+    const analysis = await eventually(async () => {
+      const res = await platform(dev.liveKey, 'GET', `/sessions/${sessionId}/analysis`);
+      return res.status === 200 && res.body.data.status !== 'pending' && res.body.data;
+    }, 30_000);
+    expect(analysis).toMatchObject({
+      status: 'completed',
+      summary: VALID.summary,
+      success: null,
+      data: null,
     });
   });
 

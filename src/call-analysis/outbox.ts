@@ -2,10 +2,10 @@ import { derivedId } from '../common/ids';
 import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../events/outbox';
 import { startAnalysisWorkflow } from './analysis-workflows';
 
-/** The SQL test that a persona (alias `p`) asks for an analysis: an `analysis` section asking for something. */
-const ANALYSIS_WANTED = `(coalesce((p.manifest->'analysis'->>'summary')::boolean, false)
-  or p.manifest->'analysis'->'successCriteria' is not null
-  or p.manifest->'analysis'->'dataSchema' is not null)`;
+/** The SQL test that a manifest (alias `m`) asks for an analysis: an `analysis` section asking for something. */
+const ANALYSIS_WANTED = `(coalesce((m.manifest->'analysis'->>'summary')::boolean, false)
+  or m.manifest->'analysis'->'successCriteria' is not null
+  or m.manifest->'analysis'->'dataSchema' is not null)`;
 
 interface EndedSession {
   session_id: string;
@@ -24,7 +24,8 @@ interface UnstartedAnalysis {
 
 /**
  * Post-call analysis's side of the outbox: each claimed `session.ended` of a persona with an
- * `analysis` setting becomes one analysis row (id derived from the session, the setting copied in),
+ * `analysis` setting (in the persona version the session ran, else the persona's working manifest)
+ * becomes one analysis row (id derived from the session, the setting copied in),
  * `pending`, or `skipped` when this process has no LLM provider configured; pending analyses without
  * a workflow get one (workflow id = analysis id).
  */
@@ -34,10 +35,12 @@ export function createAnalysisOutboxHandler({ temporal, config }: OutboxDeps): O
 
     async onEvents(trx, eventIds) {
       const { rows } = await trx.raw<{ rows: EndedSession[] }>(
-        `select s.id as session_id, s.account_id, s.environment, s.persona_id, p.manifest->'analysis' as setting
+        `select s.id as session_id, s.account_id, s.environment, s.persona_id, m.manifest->'analysis' as setting
          from events e
          join sessions s on s.id = (e.payload::jsonb->'data'->>'sessionId')
          join personas p on p.id = s.persona_id
+         left join persona_versions v on v.persona_id = s.persona_id and v.version = s.persona_version
+         cross join lateral (select coalesce(v.manifest, p.manifest) as manifest) m
          where e.id = any(?) and e.type = 'session.ended' and ${ANALYSIS_WANTED}`,
         [eventIds],
       );
