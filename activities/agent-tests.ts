@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type {
   JudgeGrade,
   TestSessionDriver,
@@ -13,6 +14,24 @@ import { loadRunScenario } from '../src/agent-tests/scenario-store';
 import { judgeTranscript, simulatedCallerSays } from '../src/agent-tests/test-model';
 import type { ActivityDeps } from './deps';
 
+/** How often a long step (a turn, a model call) tells Temporal it is alive. */
+const HEARTBEAT_MS = 2_000;
+
+/**
+ * Runs a step while heartbeating, so a worker that dies under it is noticed within the workflow's
+ * heartbeat timeout (seconds) instead of its start-to-close timeout (minutes), and the step is
+ * retried on another worker.
+ */
+async function heartbeating<T>(step: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
+  try {
+    return await step();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 /**
  * Agent tests' steps (workflows/test-run.ts), each idempotent. The session steps drive the session
  * engine through `deps.testSessions` (every worker started by src/app/runtime.ts has it).
@@ -25,17 +44,19 @@ export function createAgentTestActivities(deps: ActivityDeps) {
   };
   return {
     loadTestScenario: (input: { runId: string; scenarioId: string }) => loadRunScenario(deps, input),
-    startTestSession: (input: TestSessionStart) => sessions().start(input),
-    takeTestTurn: (input: Parameters<TestSessionDriver['takeTurn']>[0]) => sessions().takeTurn(input),
-    endTestSession: (input: { accountId: string; sessionId: string }) => sessions().end(input),
+    startTestSession: (input: TestSessionStart) => heartbeating(() => sessions().start(input)),
+    takeTestTurn: (input: Parameters<TestSessionDriver['takeTurn']>[0]) =>
+      heartbeating(() => sessions().takeTurn(input)),
+    endTestSession: (input: { accountId: string; sessionId: string }) =>
+      heartbeating(() => sessions().end(input)),
     simulateCaller: async (input: { goal: string; greeting: string; transcript: TranscriptTurn[] }) => ({
-      text: await simulatedCallerSays(deps.config, input),
+      text: await heartbeating(() => simulatedCallerSays(deps.config, input)),
     }),
     judgeTestTranscript: (input: {
       rubric: string;
       greeting: string;
       transcript: TranscriptTurn[];
-    }): Promise<JudgeGrade> => judgeTranscript(deps.config, input),
+    }): Promise<JudgeGrade> => heartbeating(() => judgeTranscript(deps.config, input)),
     recordScenarioResult: (input: ScenarioResultInput) => recordScenarioResult(deps, input),
     completeTestRun: (input: { runId: string; cancelled?: boolean }) => completeTestRun(deps.orm.em, input),
   };

@@ -14,19 +14,24 @@ import type {
   TranscriptTurn,
 } from '../src/agent-tests/agent-test-types';
 
-/** Session steps: a turn waits for the model and the session's workflow; retried while the engine is busy. */
+/**
+ * Session steps: a turn waits for the model and the session's workflow; retried while the engine is
+ * busy. They heartbeat, so a worker that dies under one is noticed in seconds.
+ */
 const session = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '4 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    maximumAttempts: 6,
+    maximumAttempts: 12,
   },
 });
 /** Model steps (simulated caller, judge): retried for a provider that is down or busy. */
 const model = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
