@@ -25,6 +25,10 @@ export const SCENARIOS = {
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',
   /** A post-call analysis: a first answer refused by the data schema, a second one valid, recorded. */
   'analyze-session-retried-completed': 'analyzeSessionWorkflow',
+  /** A test run of one scenario (a child workflow), passed. */
+  'test-run-passed': 'testRunWorkflow',
+  /** That scenario: a session, a turn whose tool is mocked, a judge, the session's end, the result. */
+  'test-scenario-mocked-judged': 'testScenarioWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { startWorker } from '../../src/app/runtime';
+import { signDevToken } from '../../src/auth/dev-idp';
 import { startAnalysisWorkflow } from '../../src/call-analysis/analysis-workflows';
 import { derivedId } from '../../src/common/ids';
 import { createLogger } from '../../src/logging/logger';
@@ -461,6 +462,39 @@ async function main(): Promise<void> {
     if (analysed.status !== 'completed' || analysed.attempts !== 2)
       throw new Error(`analysis: ${JSON.stringify(analysed)}`);
     await record('analyze-session-retried-completed', analysis);
+
+    // a test run of one scenario: a scripted turn whose tool is mocked, then a judge (the scenario's
+    // child workflow is recorded too)
+    const desk = orderDeskModel('Hello! How can I help?');
+    llm.script((req) =>
+      (req.messages[0]?.content ?? '').startsWith("You grade a voice agent's conversation")
+        ? { content: JSON.stringify({ passed: true, reason: 'The order status was given.' }) }
+        : desk(req),
+    );
+    const { scenario } = await consoleApi('POST', `/personas/${sessionPersona.id}/tests`, {
+      name: 'order status',
+      turns: [
+        { text: 'Where is my order A-1?', expect: [{ type: 'toolCalled', name: 'orders__lookup_order' }] },
+      ],
+      mocks: { orders__lookup_order: { status: 'shipped' } },
+      expectations: [{ type: 'judge', rubric: 'The agent tells the caller the order status' }],
+    });
+    const started = await call(
+      llmApp.baseUrl,
+      'POST',
+      `/api/v1/developers/personas/${sessionPersona.id}/test-runs?wait=true`,
+      {
+        token: await signDevToken(llmApp.dataDir, dev.email),
+        body: { scenarios: [scenario.id] },
+      },
+    );
+    if (started.body.run?.status !== 'passed') throw new Error(`test run: ${JSON.stringify(started.body)}`);
+    const runId = started.body.run.id as string;
+    await record('test-run-passed', llmApp.ctx.temporal.workflow.getHandle(runId));
+    await record(
+      'test-scenario-mocked-judged',
+      llmApp.ctx.temporal.workflow.getHandle(`${runId}-${scenario.id}`),
+    );
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
