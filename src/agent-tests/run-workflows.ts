@@ -1,4 +1,5 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { testRunWorkflow } from '../../workflows/test-run';
 import type { Config } from '../config/env';
 import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../events/outbox';
 import { AccountIdKey, PersonaIdKey } from '../temporal/search-attributes';
@@ -27,7 +28,7 @@ export async function startTestRunWorkflow(temporal: Client, config: Config, run
     concurrency: TEST_RUN_CONCURRENCY,
   };
   try {
-    return await temporal.workflow.start('testRunWorkflow', {
+    return await temporal.workflow.start<typeof testRunWorkflow>('testRunWorkflow', {
       workflowId: run.id,
       taskQueue: config.temporal.taskQueue,
       args: [input],

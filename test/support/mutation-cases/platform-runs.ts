@@ -1,6 +1,7 @@
 import type { MutationTable } from '../concurrent-mutations';
 import { expectOneOf, successes } from '../concurrent-mutations';
 import { eventually } from '../receiver';
+import { agentTestCases } from './agent-tests';
 import { type BaseEnv, count, draftPersona, ok, unique, v2 } from './fixtures';
 
 const P = '/api/v2/developers';
@@ -50,6 +51,7 @@ const sessionOf = async (env: BaseEnv, id: string) =>
 
 /** Voice workflows and sessions on the platform API (their runs and turns go through the run's worker). */
 export const platformRunCases: MutationTable<BaseEnv> = {
+  ...agentTestCases,
   'POST /api/v2/developers/workflows': {
     kind: 'create',
     prepare: async (env) => {
