@@ -363,6 +363,8 @@ describe('agent test runs', () => {
     await bad(start({ scenarios: [id], extra: true }));
     await bad(start({ version: 0 }));
     await bad(start({}, '?wait=maybe'));
+    await bad(start({}, '?wait=true&x=1'));
+    await bad(api('GET', `/personas/${personaId}/test-runs?x=1`));
     await bad(api('GET', `/personas/${personaId}/test-runs?limit=0`));
     await bad(platform('POST', `/personas/${personaId}/test-runs`, dev.testKey, { scenarios: 'all' }));
     await bad(platform('GET', `/personas/${personaId}/test-runs?limit=1000`, dev.testKey));

@@ -136,6 +136,10 @@ describe('replyMatches patterns are bounded', () => {
     },
   );
 
+  it('refuses flags given twice', () => {
+    expect(regexProblem('a', 'ii')).toMatch(/not a valid regular expression/);
+  });
+
   it.each([
     ['order [A-Z]-\\d+'],
     ['^(?:hello|hi)\\b'],

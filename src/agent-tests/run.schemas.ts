@@ -21,14 +21,14 @@ export const StartRunBody = z
   .meta({ id: 'StartTestRunRequest' });
 export type StartRunInput = z.infer<typeof StartRunBody>;
 
-export const StartRunQuery = z.object({
+export const StartRunQuery = z.strictObject({
   wait: z.enum(['true', 'false']).optional().meta({
     description: '`true`: answer when the run has ended (at most 10 minutes; 202 if it is still running)',
   }),
 });
 
 export const RunParams = z.object({ id: z.string().min(1).max(64) });
-export const ListRunsQuery = z.object({
+export const ListRunsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 

@@ -50,7 +50,7 @@ const ReplyMatches = z
     pattern: z.string().min(1).max(SCENARIO_LIMITS.pattern),
     flags: z
       .string()
-      .regex(/^(?!.*(.).*\1)[imsu]*$/, 'flags: only i, m, s and u, each at most once')
+      .regex(/^[imsu]{0,4}$/, 'flags: only i, m, s and u (each at most once)')
       .optional(),
   })
   .superRefine((e, issue) => {
