@@ -1,5 +1,5 @@
-import { createCallAnalysisActivities } from './call-analysis';
 import { createAgentTestActivities } from './agent-tests';
+import { createCallAnalysisActivities } from './call-analysis';
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
 import { createMarketplaceActivities } from './marketplace';

@@ -1,6 +1,6 @@
 import { AccountSchema } from '../accounts/account.entity';
-import { TestRunResultSchema, TestRunSchema, TestScenarioSchema } from '../agent-tests/agent-test.entity';
 import { ActivitySchema } from '../activity-log/activity.entity';
+import { TestRunResultSchema, TestRunSchema, TestScenarioSchema } from '../agent-tests/agent-test.entity';
 import { EventSchema } from '../events/event.entity';
 import { IdempotencyKeySchema } from '../idempotency/idempotency-key.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';

@@ -1,5 +1,5 @@
-import { createAnalysisOutboxHandler } from '../call-analysis';
 import { createTestRunOutboxHandler } from '../agent-tests';
+import { createAnalysisOutboxHandler } from '../call-analysis';
 import type { OutboxDeps, OutboxHandler } from '../events/outbox';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';

@@ -1,7 +1,7 @@
 import { mountAccountRoutes } from '../accounts/accounts.routes';
-import { mountAgentTestRoutes } from '../agent-tests';
 import { mountActivityRoutes } from '../activity-log/activities.routes';
 import { mountAdminRoutes } from '../admin/admin.routes';
+import { mountAgentTestRoutes } from '../agent-tests';
 import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
 import { mountCallAnalysisRoutes } from '../call-analysis';
 import type { AppContext } from '../common/context';
