@@ -188,7 +188,7 @@ const CONNECTION_ERROR_CODES = new Set([
 ]);
 
 const CONNECTION_ERROR_MESSAGES =
-  /Connection terminated|Connection ended unexpectedly|timeout exceeded when trying to connect|Timeout acquiring a connection|Client has encountered a connection error|Connection is closed|the database system is (starting up|shutting down|in recovery mode)/i;
+  /Connection terminated|Connection ended unexpectedly|timeout exceeded when trying to connect|Timeout acquiring a connection|Client has encountered a connection error|Client was closed and is not queryable|Connection is closed|the database system is (starting up|shutting down|in recovery mode)/i;
 
 /**
  * True for errors that mean the database is unreachable rather than that the request is wrong:

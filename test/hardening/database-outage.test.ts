@@ -149,4 +149,29 @@ describe('a full PostgreSQL outage (every connection cut, new ones refused)', ()
       }),
     );
   }, 120_000);
+
+  it('a sample event cut inside its transaction is a 503 and leaves no event behind', async () => {
+    const count = () =>
+      direct(
+        async (client) => (await client.query('select count(*)::int as n from events')).rows[0].n as number,
+      );
+    // cut at its insert, at the read of its matching webhooks, at its commit: nothing is emitted
+    const cuts: [RegExp, RegExp][] = [
+      [/\bbegin\b/i, /insert into "events"/],
+      [/insert into "events"/, /from events e/i],
+      [/insert into "events"/, /commit/i],
+    ];
+    for (const [after, at] of cuts) {
+      const before = await count();
+      const tripped = proxy.refuseAt(after, at);
+      const res = await call(app.baseUrl, 'POST', '/api/v2/developers/events/trigger', {
+        token: dev.testKey,
+        body: { type: 'session.started' },
+      });
+      await tripped;
+      expectUnavailable(res);
+      await proxy.restore();
+      expect(await count()).toBe(before);
+    }
+  }, 60_000);
 });
