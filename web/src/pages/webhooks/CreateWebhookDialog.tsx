@@ -14,6 +14,7 @@ type EventType = components['schemas']['CreateWebhookRequest']['events'][number]
 export const EVENT_TYPES = [
   'session.started',
   'session.ended',
+  'session.analyzed',
   'tool.called',
   'tool.completed',
   'tool.failed',
@@ -22,6 +23,8 @@ export const EVENT_TYPES = [
   'workflow.failed',
   'workflow.step.completed',
   'activity.created',
+  'persona.rolled_back',
+  'test_run.completed',
   'webhook.test',
 ] as const satisfies readonly EventType[];
 const _allEventTypes: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
