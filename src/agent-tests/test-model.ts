@@ -4,14 +4,10 @@
  * chat completion at temperature 0; provider failures throw (the activity retries them), a judge's
  * answer off its schema is a failed grade with the reason, never a retry.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { Config } from '../config/env';
-import { ANSWER_LIMITS, OutboundError } from '../outbound/answer-limits';
-import { postJson } from '../outbound/provider';
+import { type ChatMessage, completeChatInActivity } from '../outbound/chat-completion';
 import type { JudgeGrade, TranscriptTurn } from './agent-test-types';
-
-type Message = { role: 'system' | 'user' | 'assistant'; content: string };
 
 /** What the simulated caller says to end the call (its goal is met or cannot be). */
 export const CALLER_DONE = '[END]';
@@ -21,35 +17,6 @@ const JUDGE_TRANSCRIPT_CHARS = 48_000;
 /** The judge's answer: validated against this schema. */
 export const JudgeAnswer = z.strictObject({ passed: z.boolean(), reason: z.string().min(1).max(2_000) });
 
-const scrub = (text: string, key?: string) => (key ? text.split(key).join('***') : text);
-
-async function complete(config: Config, messages: Message[], json: boolean): Promise<string> {
-  const { baseUrl, apiKey, model } = config.llm;
-  if (!baseUrl) throw ApplicationFailure.nonRetryable('No LLM provider is configured (LLM_BASE_URL)');
-  let response: Awaited<ReturnType<typeof postJson>>;
-  try {
-    response = await postJson(
-      `${baseUrl.replace(/\/$/, '')}/chat/completions`,
-      apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
-      { model, temperature: 0, messages, ...(json ? { response_format: { type: 'json_object' } } : {}) },
-      ANSWER_LIMITS.modelCompletion,
-    );
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    if (error instanceof OutboundError && error.kind === 'too_large')
-      throw ApplicationFailure.nonRetryable(`The LLM provider's answer was too large: ${reason}`);
-    throw ApplicationFailure.retryable(scrub(`LLM provider unreachable: ${reason}`, apiKey));
-  }
-  if (!response.ok) {
-    const message = scrub(`LLM provider answered ${response.status}: ${response.text.slice(0, 300)}`, apiKey);
-    if (response.status === 429 || response.status >= 500) throw ApplicationFailure.retryable(message);
-    throw ApplicationFailure.nonRetryable(message);
-  }
-  const completion = JSON.parse(response.text) as { choices?: { message?: { content?: unknown } }[] };
-  const content = completion.choices?.[0]?.message?.content;
-  return typeof content === 'string' ? content : '';
-}
-
 /**
  * The simulated caller's next words, or null when it ends the call. The model plays the caller: the
  * agent's words are its "user" messages and its own earlier words its "assistant" messages.
@@ -58,7 +25,7 @@ export async function simulatedCallerSays(
   config: Config,
   input: { goal: string; greeting: string; transcript: TranscriptTurn[] },
 ): Promise<string | null> {
-  const messages: Message[] = [
+  const messages: ChatMessage[] = [
     {
       role: 'system',
       content: `You are a caller on a phone call with a voice agent. Your goal: ${input.goal}\nSay only your next words to the agent, briefly, as a caller would. When your goal is met, or cannot be met, answer exactly ${CALLER_DONE}.`,
@@ -68,7 +35,7 @@ export async function simulatedCallerSays(
   for (const turn of input.transcript) {
     messages.push({ role: 'assistant', content: turn.text }, { role: 'user', content: turn.reply });
   }
-  const said = (await complete(config, messages, false)).trim();
+  const said = (await completeChatInActivity(config.llm, messages, { json: false })).trim();
   return said === '' || said.includes(CALLER_DONE) ? null : said.slice(0, 2_000);
 }
 
@@ -89,7 +56,7 @@ export async function judgeTranscript(
   config: Config,
   input: { rubric: string; greeting: string; transcript: TranscriptTurn[] },
 ): Promise<JudgeGrade> {
-  const messages: Message[] = [
+  const messages: ChatMessage[] = [
     {
       role: 'system',
       content:
@@ -100,7 +67,7 @@ export async function judgeTranscript(
       content: `Rubric: ${input.rubric}\n\nTranscript:\n${judgeTranscriptText(input.greeting, input.transcript)}`,
     },
   ];
-  const content = await complete(config, messages, true);
+  const content = await completeChatInActivity(config.llm, messages, { json: true });
   let parsed: unknown;
   try {
     parsed = JSON.parse(content);

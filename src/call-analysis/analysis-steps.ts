@@ -1,11 +1,9 @@
-import { ApplicationFailure } from '@temporalio/common';
 import type { Knex } from 'knex';
 import { derivedId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import type { Config } from '../config/env';
 import { eventRow, insertEventsSql } from '../events/emit';
-import { ANSWER_LIMITS, OutboundError } from '../outbound/answer-limits';
-import { postJson } from '../outbound/provider';
+import { completeChatInActivity } from '../outbound/chat-completion';
 import type { AnalysisSetting } from '../personas';
 import { type AnalysisResult, analysisMessages, checkAnswer, type RefusedAnswer } from './analysis-prompt';
 
@@ -30,37 +28,6 @@ interface PendingAnalysis {
   session_id: string;
 }
 
-/** Strips the provider key from a message that might quote it. */
-const scrub = (text: string, key?: string) => (key ? text.split(key).join('***') : text);
-
-/** The model's answer text; provider failures throw (retryable unless the provider refused the request). */
-async function complete(config: Config, messages: ReturnType<typeof analysisMessages>): Promise<string> {
-  const { baseUrl, apiKey, model } = config.llm;
-  if (!baseUrl) throw ApplicationFailure.nonRetryable('No LLM provider is configured (LLM_BASE_URL)');
-  let response: Awaited<ReturnType<typeof postJson>>;
-  try {
-    response = await postJson(
-      `${baseUrl.replace(/\/$/, '')}/chat/completions`,
-      apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
-      { model, temperature: 0, response_format: { type: 'json_object' }, messages },
-      ANSWER_LIMITS.modelCompletion,
-    );
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    if (error instanceof OutboundError && error.kind === 'too_large')
-      throw ApplicationFailure.nonRetryable(`The LLM provider's answer was too large: ${reason}`);
-    throw ApplicationFailure.retryable(scrub(`LLM provider unreachable: ${reason}`, apiKey));
-  }
-  if (!response.ok) {
-    const message = scrub(`LLM provider answered ${response.status}: ${response.text.slice(0, 300)}`, apiKey);
-    if (response.status === 429 || response.status >= 500) throw ApplicationFailure.retryable(message);
-    throw ApplicationFailure.nonRetryable(message);
-  }
-  const completion = JSON.parse(response.text) as { choices?: { message?: { content?: unknown } }[] };
-  const content = completion.choices?.[0]?.message?.content;
-  return typeof content === 'string' ? content : '';
-}
-
 /**
  * Asks the model for an analysis (temperature 0, a JSON object) from the session's transcript and the
  * setting copied into the analysis, and checks its answer. Safe to repeat: it only reads and asks.
@@ -80,7 +47,13 @@ export async function askAnalysisModel(
     'select text, coalesce(spoken_text, reply) as heard from session_turns where session_id = ? order by index',
     [analysis.session_id],
   );
-  const content = await complete(deps.config, analysisMessages(analysis.setting, turns, input.refused));
+  const content = await completeChatInActivity(
+    deps.config.llm,
+    analysisMessages(analysis.setting, turns, input.refused),
+    {
+      json: true,
+    },
+  );
   const checked = checkAnswer(analysis.setting, content);
   if (checked.ok) return { kind: 'valid', result: checked.result };
   return { kind: 'invalid', answer: content.slice(0, REFUSED_ANSWER_KEPT), problems: checked.problems };
