@@ -1,11 +1,13 @@
-import { Alert, Anchor, Box, Button, Grid } from '@mantine/core';
-import { lazy, Suspense, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Alert, Anchor, Box, Button, Grid, Tabs } from '@mantine/core';
+import { lazy, type ReactNode, Suspense, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import type { components } from '../api/schema';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { DeletePersonaDialog } from './personas/DeletePersonaDialog';
 import { LeaveGuard } from './personas/LeaveGuard';
 import { ManifestTabs } from './personas/ManifestTabs';
 import { ReviewNotice } from './personas/ReviewNotice';
+import { TestsTab } from './personas/tests/TestsTab';
 import { UnsavedDraftNotice } from './personas/UnsavedDraftNotice';
 import { EDITABLE_STATUSES, useManifestEditor } from './personas/useManifestEditor';
 import { usePersona } from './personas/usePersona';
@@ -14,12 +16,121 @@ import { ValidationPanel } from './personas/ValidationPanel';
 // the call's audio and stream code loads when a call panel is first opened
 const TestCallPanel = lazy(() => import('./test-call/TestCallPanel'));
 
+type Persona = components['schemas']['Persona'];
+type ManifestEditing = ReturnType<typeof useManifestEditor>;
+type PersonaQueries = ReturnType<typeof usePersona>;
+type Validation = PersonaQueries['validation'];
+
+/** One tab of the persona page: `?tab=<value>` opens it (the first tab has no parameter). */
+interface PersonaTab {
+  value: string;
+  label: string;
+  panel: ReactNode;
+}
+
+/** The manifest as a form or as JSON beside the submission rules' verdict. */
+function ManifestPanel(props: { persona: Persona; manifest: ManifestEditing; validation: Validation }) {
+  const { persona: p, manifest, validation } = props;
+  const editable = EDITABLE_STATUSES.includes(p.status);
+  const { editor, busy } = manifest;
+  const settled = !busy && (editor.kind === 'saved' || editor.kind === 'idle');
+  return (
+    <Grid gap="md">
+      <Grid.Col span={{ base: 12, md: 7 }}>
+        <ManifestTabs
+          manifest={manifest}
+          ruleErrors={settled ? (validation.data?.errors ?? []) : []}
+          readOnlyReason={
+            editable
+              ? null
+              : `A ${p.status} persona cannot be edited${p.status === 'published' ? ': unpublish it first' : ''}.`
+          }
+        />
+      </Grid.Col>
+      <Grid.Col span={{ base: 12, md: 5 }}>
+        {/* beside the long form, the verdict stays in view while scrolling (wide screens) */}
+        <Box pos={{ base: 'static', md: 'sticky' }} top={80}>
+          <ValidationPanel
+            editor={editor}
+            validation={settled ? validation.data : undefined}
+            pending={busy || validation.isFetching}
+            error={validation.error}
+          />
+        </Box>
+      </Grid.Col>
+    </Grid>
+  );
+}
+
+/** The page's tabs, in order; the selected one is `?tab=` (the first when absent or unknown). */
+function PersonaTabs({ tabs }: { tabs: PersonaTab[] }) {
+  const [params, setParams] = useSearchParams();
+  const first = tabs[0]?.value ?? '';
+  const named = params.get('tab');
+  const tab = tabs.some((t) => t.value === named) ? (named as string) : first;
+  return (
+    <Tabs
+      value={tab}
+      onChange={(v) => setParams(v && v !== first ? { tab: v } : {}, { replace: true })}
+      keepMounted={false}
+    >
+      <Tabs.List mb="md">
+        {tabs.map((t) => (
+          <Tabs.Tab key={t.value} value={t.value}>
+            {t.label}
+          </Tabs.Tab>
+        ))}
+      </Tabs.List>
+      {tabs.map((t) => (
+        <Tabs.Panel key={t.value} value={t.value}>
+          {t.panel}
+        </Tabs.Panel>
+      ))}
+    </Tabs>
+  );
+}
+
+/** The header's buttons: a test call; submit (drafts), unpublish (published), delete (unpublished). */
+function PersonaActions(props: {
+  persona: Persona;
+  calling: boolean;
+  onCall(): void;
+  canSubmit: boolean;
+  submit: PersonaQueries['submit'];
+  unpublish: PersonaQueries['unpublish'];
+  onDelete(): void;
+}) {
+  const { persona: p, submit, unpublish } = props;
+  return (
+    <>
+      <Button variant="default" aria-expanded={props.calling} onClick={props.onCall}>
+        {props.calling ? 'Close test call' : 'Test call'}
+      </Button>
+      {EDITABLE_STATUSES.includes(p.status) ? (
+        <Button onClick={() => submit.mutate()} disabled={!props.canSubmit} loading={submit.isPending}>
+          Submit for review
+        </Button>
+      ) : null}
+      {p.status === 'published' ? (
+        <Button variant="default" onClick={() => unpublish.mutate()} loading={unpublish.isPending}>
+          Unpublish
+        </Button>
+      ) : null}
+      {p.status !== 'published' ? (
+        <Button variant="outline" color="red.8" onClick={props.onDelete}>
+          Delete
+        </Button>
+      ) : null}
+    </>
+  );
+}
+
 /**
- * One persona: its manifest as a form or as JSON (two tabs, one draft) that saves the draft as you
- * type (after a pause) and validates it through the API, showing each error on its field and listing
- * every error and warning; a draft the server refuses stays in this browser until saved or
- * discarded, and leaving with unsaved changes asks first; submit, review notes, unpublish; a test
- * call with it (drafts too).
+ * One persona, in tabs: its manifest as a form or as JSON (two inner tabs, one draft) that saves the
+ * draft as you type (after a pause) and validates it through the API, showing each error on its field
+ * and listing every error and warning; a draft the server refuses stays in this browser until saved
+ * or discarded, and leaving with unsaved changes asks first; its test scenarios and runs (Tests).
+ * Above the tabs: submit, review notes, unpublish; a test call with it (drafts too).
  */
 export default function PersonaPage() {
   const { id = '' } = useParams();
@@ -36,6 +147,14 @@ export default function PersonaPage() {
   const { editor, busy } = manifest;
   const settled = !busy && (editor.kind === 'saved' || editor.kind === 'idle');
   const canSubmit = editable && settled && validation.data?.valid === true;
+  const tabs: PersonaTab[] = [
+    {
+      value: 'manifest',
+      label: 'Manifest',
+      panel: <ManifestPanel persona={p} manifest={manifest} validation={validation} />,
+    },
+    { value: 'tests', label: 'Tests', panel: <TestsTab personaId={p.id} /> },
+  ];
   return (
     <>
       <Anchor component={Link} to="/personas" size="sm">
@@ -50,26 +169,15 @@ export default function PersonaPage() {
           </>
         }
         actions={
-          <>
-            <Button variant="default" aria-expanded={calling} onClick={() => setCalling(!calling)}>
-              {calling ? 'Close test call' : 'Test call'}
-            </Button>
-            {editable ? (
-              <Button onClick={() => submit.mutate()} disabled={!canSubmit} loading={submit.isPending}>
-                Submit for review
-              </Button>
-            ) : null}
-            {p.status === 'published' ? (
-              <Button variant="default" onClick={() => unpublish.mutate()} loading={unpublish.isPending}>
-                Unpublish
-              </Button>
-            ) : null}
-            {p.status !== 'published' ? (
-              <Button variant="outline" color="red.8" onClick={() => setDeleting(true)}>
-                Delete
-              </Button>
-            ) : null}
-          </>
+          <PersonaActions
+            persona={p}
+            calling={calling}
+            onCall={() => setCalling(!calling)}
+            canSubmit={canSubmit}
+            submit={submit}
+            unpublish={unpublish}
+            onDelete={() => setDeleting(true)}
+          />
         }
       />
       <ErrorAlert error={submit.error ?? unpublish.error} title="That did not work" />
@@ -90,30 +198,7 @@ export default function PersonaPage() {
           <TestCallPanel personaId={p.id} label={p.name || p.id} />
         </Suspense>
       ) : null}
-      <Grid gap="md">
-        <Grid.Col span={{ base: 12, md: 7 }}>
-          <ManifestTabs
-            manifest={manifest}
-            ruleErrors={settled ? (validation.data?.errors ?? []) : []}
-            readOnlyReason={
-              editable
-                ? null
-                : `A ${p.status} persona cannot be edited${p.status === 'published' ? ': unpublish it first' : ''}.`
-            }
-          />
-        </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 5 }}>
-          {/* beside the long form, the verdict stays in view while scrolling (wide screens) */}
-          <Box pos={{ base: 'static', md: 'sticky' }} top={80}>
-            <ValidationPanel
-              editor={editor}
-              validation={settled ? validation.data : undefined}
-              pending={busy || validation.isFetching}
-              error={validation.error}
-            />
-          </Box>
-        </Grid.Col>
-      </Grid>
+      <PersonaTabs tabs={tabs} />
       <LeaveGuard unsaved={editable && manifest.unsaved} />
       <DeletePersonaDialog id={id} persona={p} opened={deleting} onClose={() => setDeleting(false)} />
     </>
