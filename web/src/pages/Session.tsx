@@ -7,6 +7,7 @@ import type { components } from '../api/schema';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
 import { SessionActions } from './sessions/SessionActions';
+import { SessionAnalysis } from './sessions/SessionAnalysis';
 import { endReasonText, sessionDuration } from './sessions/session-columns';
 import { TurnRecordings } from './sessions/TurnRecording';
 
@@ -42,7 +43,7 @@ function ActionLine({ action }: { action: Action }) {
 
 /**
  * One session's transcript: each turn, the reply, how it was answered and the tools and workflows it
- * ran, and its recordings when the session kept them.
+ * ran, and its recordings when the session kept them; once ended, its post-call analysis.
  */
 export default function SessionPage() {
   const { id = '' } = useParams();
@@ -77,14 +78,16 @@ export default function SessionPage() {
             <StatusBadge status={s.status} /> persona{' '}
             <Anchor component={Link} to={`/personas/${s.personaId}`} underline="always">
               {personaName.data ?? s.personaId}
-            </Anchor>{' '}
-            · user <Code>{s.userId}</Code> · started {formatTime(s.startedAt)} · {sessionDuration(s)} ·{' '}
-            {s.turnCount} {s.turnCount === 1 ? 'turn' : 'turns'}
+            </Anchor>
+            {s.personaVersion !== null ? ` version ${s.personaVersion}` : ''} · user <Code>{s.userId}</Code> ·
+            started {formatTime(s.startedAt)} · {sessionDuration(s)} · {s.turnCount}{' '}
+            {s.turnCount === 1 ? 'turn' : 'turns'}
             {s.endedAt ? ` · ended ${formatTime(s.endedAt)} (${endReasonText(s.endReason)})` : ''}
           </>
         }
         actions={<SessionActions id={s.id} active={s.status === 'active'} />}
       />
+      <SessionAnalysis session={s} environment={environment} />
       <Stack gap="sm" component="ol" style={{ listStyle: 'none', padding: 0 }} aria-label="Transcript">
         <li>
           <Paper withBorder p="sm">

@@ -14,9 +14,18 @@ const COLUMNS: Column<PersonaEntry>[] = [
   { header: 'Sessions', cell: (p) => formatNumber(p.totalCalls) },
   { header: 'Avg duration', cell: (p) => `${formatNumber(p.avgSessionDuration / 1000, 1)} s` },
   { header: 'Users', cell: (p) => formatNumber(p.uniqueUsers) },
+  { header: 'Analysed', cell: (p) => formatNumber(p.analyzedCalls) },
+  {
+    header: 'Success rate',
+    // unknown, not 0%, when no call was graded against success criteria
+    cell: (p) => (p.successRate === null ? '—' : `${formatNumber(p.successRate * 100, 1)}%`),
+  },
 ];
 
-/** The period's personas by sessions, with their average session length and users. */
+/**
+ * The period's personas by sessions, with their average session length and users, and the share of
+ * their analysed calls that met the persona's success criteria (docs/sessions.md "Post-call analysis").
+ */
 export function PersonasSection({ query }: { query: AnalyticsQuery }) {
   const personas = useQuery({
     queryKey: ['analytics', 'personas', query],
@@ -34,7 +43,7 @@ export function PersonasSection({ query }: { query: AnalyticsQuery }) {
         {(rows) => (
           <DataTable
             label="Personas by sessions"
-            minWidth={420}
+            minWidth={600}
             rows={rows}
             columns={COLUMNS}
             rowKey={(p) => p.personaId}
