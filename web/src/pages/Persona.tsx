@@ -12,6 +12,7 @@ import { UnsavedDraftNotice } from './personas/UnsavedDraftNotice';
 import { EDITABLE_STATUSES, useManifestEditor } from './personas/useManifestEditor';
 import { usePersona } from './personas/usePersona';
 import { ValidationPanel } from './personas/ValidationPanel';
+import { VersionsTab } from './personas/versions/VersionsTab';
 
 // the call's audio and stream code loads when a call panel is first opened
 const TestCallPanel = lazy(() => import('./test-call/TestCallPanel'));
@@ -43,7 +44,7 @@ function ManifestPanel(props: { persona: Persona; manifest: ManifestEditing; val
           readOnlyReason={
             editable
               ? null
-              : `A ${p.status} persona cannot be edited${p.status === 'published' ? ': unpublish it first' : ''}.`
+              : `A ${p.status} persona cannot be edited${p.status === 'published' ? ': revise it (Versions tab) to edit a draft while it stays live' : ''}.`
           }
         />
       </Grid.Col>
@@ -129,7 +130,8 @@ function PersonaActions(props: {
  * One persona, in tabs: its manifest as a form or as JSON (two inner tabs, one draft) that saves the
  * draft as you type (after a pause) and validates it through the API, showing each error on its field
  * and listing every error and warning; a draft the server refuses stays in this browser until saved
- * or discarded, and leaving with unsaved changes asks first; its test scenarios and runs (Tests).
+ * or discarded, and leaving with unsaved changes asks first; its test scenarios and runs (Tests);
+ * its approved versions, their differences, rollback and revising the published one (Versions).
  * Above the tabs: submit, review notes, unpublish; a test call with it (drafts too).
  */
 export default function PersonaPage() {
@@ -154,6 +156,7 @@ export default function PersonaPage() {
       panel: <ManifestPanel persona={p} manifest={manifest} validation={validation} />,
     },
     { value: 'tests', label: 'Tests', panel: <TestsTab personaId={p.id} /> },
+    { value: 'versions', label: 'Versions', panel: <VersionsTab persona={p} /> },
   ];
   return (
     <>
