@@ -7,6 +7,11 @@
  * than hostile answers), for BENCH_DURATION seconds. /healthz is measured at a constant rate (open loop, see constantRate)
  * first alone (baseline), then during the calls. Prints p50/p99 of both, their ratio, what the
  * calls answered and the platform process's peak RSS growth.
+ *
+ * The floor, measured the same way in the same run: a bare Node.js server (outbound-floor-server.ts,
+ * its own process) that only reads each hostile answer to the same 1 MiB cap with undici and hangs
+ * up. Its ratio is what this machine allows any server doing that much (the hostile servers, the
+ * loopback traffic and the measuring client share the same 2 cores); the platform's is beside it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,15 +29,19 @@ const HEALTH_RATE = Number(process.env.BENCH_HEALTH_RATE ?? 100);
 const CALL_INTERVAL_MS = Number(process.env.BENCH_CALL_INTERVAL_MS ?? 250);
 const STREAMS = 4;
 
-function startPlatform(env: Record<string, string>): Promise<{ child: ChildProcess; apiPort: number }> {
-  const child = fork(path.join(__dirname, 'api-server.ts'), [], {
+/** Forks `script` (under tsx) and waits for the ports it reports. */
+function startChild<T>(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; ports: T }> {
+  const child = fork(path.join(__dirname, script), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    child.once('message', (ports) => resolve({ child, apiPort: (ports as { apiPort: number }).apiPort }));
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    child.once('message', (ports) => resolve({ child, ports: ports as T }));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
 }
 
@@ -46,23 +55,128 @@ function rssMiB(pid: number): number {
   }
 }
 
-/** Calls `toolId` every CALL_INTERVAL_MS until `until`; counts the answers by outcome. */
+/** Runs `call` every CALL_INTERVAL_MS until `until`; counts the answers by the outcome it names. */
 async function callRepeatedly(
-  request: ReturnType<typeof benchRequester>,
-  key: string,
-  toolId: string,
+  call: () => Promise<string>,
   until: number,
   outcomes: Map<string, number>,
 ): Promise<void> {
   while (performance.now() < until) {
     const next = performance.now() + CALL_INTERVAL_MS;
-    const answer = await request('POST', `/api/v2/developers/tools/${toolId}/test`, key, { arguments: {} });
-    const data = answer.data as { success: boolean; errorCode?: string; error?: string };
-    const outcome = data.success ? 'success (the whole answer)' : (data.errorCode ?? `failed: ${data.error}`);
+    const outcome = await call();
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     const pause = Math.min(next, until) - performance.now();
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
   }
+}
+
+type Latency = Awaited<ReturnType<typeof constantRate>>;
+
+interface Phases {
+  baseline: Latency;
+  underLoad: Latency;
+  outcomes: Map<string, number>;
+  rssBefore: number;
+  rssPeak: number;
+}
+
+/**
+ * `healthzUrl` at HEALTH_RATE for DURATION seconds alone (after a 2 s warm-up), then again while each
+ * of `calls` runs every CALL_INTERVAL_MS; the peak RSS of process `pid` meanwhile.
+ */
+async function measurePhases(
+  healthzUrl: string,
+  calls: (() => Promise<string>)[],
+  pid: number,
+): Promise<Phases> {
+  const healthz = { url: healthzUrl, rate: HEALTH_RATE, seconds: DURATION, connections: 4 };
+  await constantRate({ ...healthz, seconds: 2 }); // warm-up
+  const baseline = await constantRate(healthz);
+  const rssBefore = rssMiB(pid);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, rssMiB(pid));
+  }, 50);
+  const outcomes = new Map<string, number>();
+  const until = performance.now() + DURATION * 1000;
+  const running = Promise.all(calls.map((call) => callRepeatedly(call, until, outcomes)));
+  const underLoad = await constantRate(healthz);
+  await running;
+  clearInterval(sampler);
+  return { baseline, underLoad, outcomes, rssBefore, rssPeak };
+}
+
+/** The floor's calls: each asks the floor server to read one hostile server's answer to the cap. */
+function floorCalls(floorBase: string, hostile: HostileServer[]): (() => Promise<string>)[] {
+  return hostile.map((server) => async () => {
+    const res = await fetch(`${floorBase}/read?url=${encodeURIComponent(server.mcpUrl)}`, { method: 'POST' });
+    const body = (await res.json()) as { read?: number; error?: string };
+    return body.read !== undefined && body.read > 1024 * 1024 ? 'cut at the cap' : `failed: ${body.error}`;
+  });
+}
+
+/** The platform's calls: a test call of each hostile MCP tool, named by how it answered. */
+function platformCalls(request: ReturnType<typeof benchRequester>, key: string, tools: string[]) {
+  return tools.map((toolId) => async () => {
+    const answer = await request('POST', `/api/v2/developers/tools/${toolId}/test`, key, { arguments: {} });
+    const data = answer.data as { success: boolean; errorCode?: string; error?: string };
+    return data.success ? 'success (the whole answer)' : (data.errorCode ?? `failed: ${data.error}`);
+  });
+}
+
+/** An API key, and one MCP server and tool for each hostile server, on the platform at `base`. */
+async function registerHostileTools(base: string, dataDir: string, hostile: HostileServer[]) {
+  const request = benchRequester(base);
+  const token = await signDevToken(dataDir, 'bench@example.com');
+  const key = (
+    await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'live' })
+  ).key.fullKey as string;
+  const tools: string[] = [];
+  for (const [i, server] of hostile.entries()) {
+    const registered = await request('POST', '/api/v2/developers/mcp-servers', key, {
+      name: `hostile-${i}`,
+      transport: 'http',
+      endpoint: server.mcpUrl,
+    });
+    const tool = await request('POST', '/api/v2/developers/tools', key, {
+      name: `dump_${i}`,
+      type: 'mcp',
+      config: { serverId: registered.data.id, toolName: 'dump' },
+    });
+    tools.push(tool.data.id);
+  }
+  return { request, key, tools };
+}
+
+function report(floor: Phases, platform: Phases, hostile: HostileServer[]): void {
+  const line = (name: string, r: Latency) =>
+    `${name.padEnd(50)} p50 ${String(r.p50).padStart(6)} ms   p99 ${String(r.p99).padStart(6)} ms   non-2xx ${r.bad}/${r.total}`;
+  const ratio = (p: Phases, q: 'p50' | 'p99') => (p.underLoad[q] / p.baseline[q]).toFixed(2);
+  const answered = (p: Phases) => [...p.outcomes.entries()].map(([o, n]) => `${n} ${o}`).join(', ') || 'none';
+  console.log(
+    `\nbench:outbound — ${DURATION}s per run, /healthz at ${HEALTH_RATE} req/s, ${STREAMS} MCP servers answering ${ANSWER_MB} MB each, a call to each every ${CALL_INTERVAL_MS} ms, ${os.cpus().length} cores\n`,
+  );
+  console.log(line('floor: bare Node.js /healthz alone', floor.baseline));
+  console.log(line(`floor: during ${STREAMS} hostile streams read to 1 MiB`, floor.underLoad));
+  console.log(line('platform: /healthz alone (baseline)', platform.baseline));
+  console.log(line(`platform: during ${STREAMS} hostile streams`, platform.underLoad));
+  console.log(`\nfloor p99 ratio (during/alone):    ${ratio(floor, 'p99')}×   p50 ${ratio(floor, 'p50')}×`);
+  console.log(
+    `platform p99 ratio (during/alone): ${ratio(platform, 'p99')}× (target <= 2×)   p50 ${ratio(platform, 'p50')}×`,
+  );
+  console.log(
+    `platform p99 during / floor p99 during: ${(platform.underLoad.p99 / floor.underLoad.p99).toFixed(2)}×`,
+  );
+  console.log(`floor reads: ${answered(floor)}`);
+  console.log(`platform tool calls answered: ${answered(platform)}`);
+  const written = hostile.flatMap((s) => s.answers).map((a) => a.written);
+  const meanMiB = written.reduce((a, b) => a + b, 0) / Math.max(1, written.length) / 1024 / 1024;
+  console.log(
+    `hostile answers: ${written.length}, mean ${meanMiB.toFixed(1)} MiB written before the reader hung up`,
+  );
+  console.log(
+    `RSS: floor ${floor.rssBefore.toFixed(0)} → peak ${floor.rssPeak.toFixed(0)} MiB; platform ${platform.rssBefore.toFixed(0)} → peak ${platform.rssPeak.toFixed(0)} MiB`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -70,77 +184,37 @@ async function main(): Promise<void> {
   const temporal = await startTemporalDevServer({ logger, namespace: 'default', searchAttributes: {} });
   const workspace = benchWorkspace('outbound');
   const hostile: HostileServer[] = [];
-  const { child, apiPort } = await startPlatform({
-    NODE_ENV: 'development',
-    DATABASE_URL: workspace.databaseUrl,
-    TEMPORAL_ADDRESS: temporal.address,
-    DATA_DIR: workspace.dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMITS: 'off',
-    DEFAULT_PLAN: 'pro',
-  });
+  const children: ChildProcess[] = [];
   try {
-    const base = `http://127.0.0.1:${apiPort}`;
-    const request = benchRequester(base);
-    const token = await signDevToken(workspace.dataDir, 'bench@example.com');
-    const key = (
-      await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'live' })
-    ).key.fullKey as string;
-    const tools: string[] = [];
-    for (let i = 0; i < STREAMS; i++) {
-      const server = await startHostileServer(ANSWER_MB * 1024 * 1024);
-      hostile.push(server);
-      const registered = await request('POST', '/api/v2/developers/mcp-servers', key, {
-        name: `hostile-${i}`,
-        transport: 'http',
-        endpoint: server.mcpUrl,
-      });
-      const tool = await request('POST', '/api/v2/developers/tools', key, {
-        name: `dump_${i}`,
-        type: 'mcp',
-        config: { serverId: registered.data.id, toolName: 'dump' },
-      });
-      tools.push(tool.data.id);
-    }
-    const healthz = { url: `${base}/healthz`, rate: HEALTH_RATE, seconds: DURATION, connections: 4 };
-
-    await constantRate({ ...healthz, seconds: 2 }); // warm-up
-    const baseline = await constantRate(healthz);
-    const rssBefore = rssMiB(child.pid!);
-    let rssPeak = rssBefore;
-    const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, rssMiB(child.pid!));
-    }, 50);
-    const outcomes = new Map<string, number>();
-    const until = performance.now() + DURATION * 1000;
-    const calls = Promise.all(tools.map((id) => callRepeatedly(request, key, id, until, outcomes)));
-    const underLoad = await constantRate(healthz);
-    await calls;
-    clearInterval(sampler);
-
-    const line = (name: string, r: typeof baseline) =>
-      `${name.padEnd(46)} p50 ${String(r.p50).padStart(6)} ms   p99 ${String(r.p99).padStart(6)} ms   non-2xx ${r.bad}/${r.total}`;
-    console.log(
-      `\nbench:outbound — ${DURATION}s per run, /healthz at ${HEALTH_RATE} req/s, ${STREAMS} MCP servers answering ${ANSWER_MB} MB each, a call to each every ${CALL_INTERVAL_MS} ms, ${os.cpus().length} cores\n`,
+    const platform = await startChild<{ apiPort: number }>('api-server.ts', {
+      NODE_ENV: 'development',
+      DATABASE_URL: workspace.databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      DATA_DIR: workspace.dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMITS: 'off',
+      DEFAULT_PLAN: 'pro',
+    });
+    children.push(platform.child);
+    const floor = await startChild<{ port: number }>('outbound-floor-server.ts');
+    children.push(floor.child);
+    for (let i = 0; i < STREAMS; i++) hostile.push(await startHostileServer(ANSWER_MB * 1024 * 1024));
+    const base = `http://127.0.0.1:${platform.ports.apiPort}`;
+    const { request, key, tools } = await registerHostileTools(base, workspace.dataDir, hostile);
+    const floorBase = `http://127.0.0.1:${floor.ports.port}`;
+    const floorPhases = await measurePhases(
+      `${floorBase}/healthz`,
+      floorCalls(floorBase, hostile),
+      floor.child.pid!,
     );
-    console.log(line('/healthz alone (baseline)', baseline));
-    console.log(line(`/healthz during ${STREAMS} hostile streams`, underLoad));
-    console.log(
-      `\np99 ratio (during/baseline): ${(underLoad.p99 / baseline.p99).toFixed(2)}× (target <= 2×)`,
+    const platformPhases = await measurePhases(
+      `${base}/healthz`,
+      platformCalls(request, key, tools),
+      platform.child.pid!,
     );
-    console.log(`p50 ratio (during/baseline): ${(underLoad.p50 / baseline.p50).toFixed(2)}×`);
-    const answered = [...outcomes.entries()].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
-    console.log(`tool calls answered: ${answered || 'none'}`);
-    const written = hostile.flatMap((s) => s.answers).map((a) => a.written);
-    const meanMiB = written.reduce((a, b) => a + b, 0) / Math.max(1, written.length) / 1024 / 1024;
-    console.log(
-      `hostile answers: ${written.length}, mean ${meanMiB.toFixed(1)} MiB written before the platform hung up`,
-    );
-    console.log(
-      `platform RSS: ${rssBefore.toFixed(0)} MiB before, peak ${rssPeak.toFixed(0)} MiB during the calls`,
-    );
+    report(floorPhases, platformPhases, hostile);
   } finally {
-    child.kill('SIGTERM');
+    for (const child of children) child.kill('SIGTERM');
     for (const server of hostile) await server.close();
     await temporal.stop();
     await workspace.drop();
