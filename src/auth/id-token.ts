@@ -8,7 +8,9 @@ import {
 } from 'jose';
 import { z } from 'zod';
 import type { Config } from '../config/env';
-import { unauthorized } from '../http/errors';
+import { ApiError, unauthorized } from '../http/errors';
+import { ANSWER_LIMITS, OutboundError } from '../outbound/answer-limits';
+import { limitedAgent } from '../outbound/limited-agent';
 import { DEV_ALGORITHM, DEV_AUDIENCE, DEV_ISSUER, loadDevIdpKeys } from './dev-idp';
 
 export interface Identity {
@@ -132,6 +134,16 @@ export function cachingIdTokenVerifier(
   };
 }
 
+/** The identity provider's keys could not be read within their limits: the token is not at fault. */
+function identityKeysUnreadable(error: OutboundError): ApiError {
+  const why = error.kind === 'too_large' ? 'answered more than its limit' : 'did not answer in time';
+  return new ApiError(
+    503,
+    'SERVICE_UNAVAILABLE',
+    `The identity provider's signing keys ${why}; retry shortly`,
+  );
+}
+
 /**
  * Verifies console ID tokens with jose: signature against the JWKS, issuer, audience and algorithm
  * pinned, expiry checked. With AUTH_* unset outside production, the local dev IdP's key is trusted.
@@ -143,9 +155,12 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
   let audience: string;
   let algorithms: string[];
   if (config.auth) {
-    keys = createRemoteJWKSet(new URL(config.auth.jwksUrl), {
+    const jwksUrl = new URL(config.auth.jwksUrl);
+    keys = createRemoteJWKSet(jwksUrl, {
       cooldownDuration: 30_000,
       cacheMaxAge: 600_000,
+      timeoutDuration: ANSWER_LIMITS.identityKeys.timeoutMs,
+      agent: limitedAgent(jwksUrl, ANSWER_LIMITS.identityKeys),
     });
     ({ issuer, audience, algorithms } = config.auth);
   } else {
@@ -176,6 +191,7 @@ export async function createIdTokenVerifier(config: Config): Promise<IdTokenVeri
         throw unauthorized(`ID token rejected: ${error.claim} claim check failed`);
       }
       if (error instanceof joseErrors.JOSEError) throw unauthorized(`Invalid ID token (${error.code})`);
+      if (error instanceof OutboundError) throw identityKeysUnreadable(error);
       throw error;
     }
   });

@@ -47,6 +47,8 @@ export const ANSWER_LIMITS = {
   modelCompletion: { maxBytes: MiB, timeoutMs: 30_000 },
   /** A streamed chat completion: each token is an event of a few hundred bytes. */
   modelStream: { maxBytes: 8 * MiB, timeoutMs: 30_000 },
+  /** The console identity provider's signing keys (AUTH_JWKS_URL): a few keys of about 1 KiB. */
+  identityKeys: { maxBytes: 256 * KiB, timeoutMs: 5_000 },
 } as const satisfies Record<string, AnswerLimits>;
 
 /** The error of an answer past its cap. */

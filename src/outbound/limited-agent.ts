@@ -48,6 +48,17 @@ export function limitedRequestOptions(
   policy: OutboundPolicy,
   limits: AnswerLimits,
 ): { agent: http.Agent; lookup?: ReturnType<typeof guardedLookup>; timeout: number } {
+  const lookup = guardedLookup(policy);
+  return { agent: limitedAgent(url, limits), ...(lookup ? { lookup } : {}), timeout: limits.timeoutMs };
+}
+
+/**
+ * A one-connection node:http(s) agent for `url` (no keep-alive, so a socket serves one request)
+ * that applies `limits` to each request it is handed: for a library that takes an `agent` only
+ * (jose's remote key set, for the operator's identity provider, which the SSRF guard does not
+ * filter: its address is the operator's configuration, not a tenant's).
+ */
+export function limitedAgent(url: URL, limits: AnswerLimits): http.Agent {
   const Base = url.protocol === 'https:' ? https.Agent : http.Agent;
   const agent = new Base({ keepAlive: false });
   // Agent#addRequest (Node's, undocumented in its types) is where an agent is handed each request
@@ -57,6 +68,5 @@ export function limitedRequestOptions(
     limitRequest(request, limits);
     addRequest(request, options);
   };
-  const lookup = guardedLookup(policy);
-  return { agent, ...(lookup ? { lookup } : {}), timeout: limits.timeoutMs };
+  return agent;
 }
