@@ -105,7 +105,13 @@ export async function startToolWithEvents(
   const outcomeEvent = writer.finished(
     outcome.success
       ? event('tool.completed', { ...base, success: true, duration: durationMs })
-      : event('tool.failed', { ...base, success: false, error: outcome.error, duration: durationMs }),
+      : event('tool.failed', {
+          ...base,
+          success: false,
+          error: outcome.error,
+          ...(outcome.errorCode ? { errorCode: outcome.errorCode } : {}),
+          duration: durationMs,
+        }),
     result,
   );
   outcomeEvent.catch(() => undefined); // handled here; whoever awaits it still sees the failure

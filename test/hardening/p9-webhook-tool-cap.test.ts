@@ -46,6 +46,13 @@ describe('P9: a webhook tool answering more than its cap', () => {
       error: 'Response too large: the tool answered more than 1048576 bytes',
     });
     expect(res.body.data.result).toBeUndefined();
+    const rows = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select payload from events where type = 'tool.failed' and payload like ?`, [
+        `%${created.body.data.id}%`,
+      ]);
+    expect(JSON.parse(rows[0].payload as string).data).toMatchObject({ errorCode: 'RESPONSE_TOO_LARGE' });
     const [end] = (await hostile.waitForAnswers(before + 1)).slice(before);
     expect(end.finished).toBe(false);
     expect(end.written).toBeLessThan(ANSWER_BYTES);
