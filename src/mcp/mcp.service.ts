@@ -95,7 +95,12 @@ async function discover(ctx: AppContext, em: EntityManager, owner: Owner, server
     server.status = 'error';
     server.lastError = error.message;
     await em.flush();
-    return { ok: false as const, latencyMs: Math.round(performance.now() - started), error: error.message };
+    return {
+      ok: false as const,
+      latencyMs: Math.round(performance.now() - started),
+      error: error.message,
+      tooLarge: error.tooLarge,
+    };
   }
 }
 
@@ -184,7 +189,10 @@ export async function testServer(ctx: AppContext, em: EntityManager, owner: Owne
     : { connected: false, latencyMs: outcome.latencyMs, error: outcome.error };
 }
 
-/** The discovered tools: from the cache unless `refresh` (or never listed); 502 when listing fails. */
+/**
+ * The discovered tools: from the cache unless `refresh` (or never listed); 502 when listing fails
+ * (RESPONSE_TOO_LARGE when the list passed the MCP cap, else UPSTREAM_ERROR).
+ */
 export async function serverTools(
   ctx: AppContext,
   em: EntityManager,
@@ -197,6 +205,7 @@ export async function serverTools(
     return { tools: server.tools, fetchedAt: server.toolsFetchedAt.toISOString(), cached: true };
   }
   const outcome = await discover(ctx, em, owner, server);
-  if (!outcome.ok) throw new ApiError(502, 'UPSTREAM_ERROR', outcome.error);
+  if (!outcome.ok)
+    throw new ApiError(502, outcome.tooLarge ? 'RESPONSE_TOO_LARGE' : 'UPSTREAM_ERROR', outcome.error);
   return { tools: outcome.tools, fetchedAt: server.toolsFetchedAt!.toISOString(), cached: false };
 }

@@ -88,6 +88,20 @@ describe('P2: MCP answers over the cap', () => {
     },
   );
 
+  it('a tools/list past the cap: the refresh is 502 RESPONSE_TOO_LARGE and the server shows the error', async () => {
+    const server = await api('POST', '/mcp-servers', {
+      name: 'hostile-list',
+      transport: 'http',
+      endpoint: hostile.mcpListUrl,
+    });
+    expect(server.status).toBe(201);
+    const res = await api('GET', `/mcp-servers/${server.body.data.id}/tools?refresh=true`);
+    expect([res.status, res.body.code]).toEqual([502, 'RESPONSE_TOO_LARGE']);
+    expect(res.body.error).toMatch(/Response too large/);
+    const after = await api('GET', `/mcp-servers/${server.body.data.id}`);
+    expect(after.body.data).toMatchObject({ status: 'error', lastError: expect.stringMatching(/too large/) });
+  });
+
   it('an answer within the cap is still the result', async () => {
     const small = await startHostileServer(64 * 1024);
     try {

@@ -12,6 +12,8 @@ export interface HostileServer {
   mcpUrl: string;
   /** The same, answering tools/call as one server-sent event of `bytes`. */
   mcpSseUrl: string;
+  /** An MCP server whose tools/list (instead of tools/call) answers `bytes` of JSON. */
+  mcpListUrl: string;
   /** A webhook tool endpoint answering `bytes` of JSON. */
   toolUrl: string;
   /** Every oversized answer so far, once its connection closed. */
@@ -53,6 +55,9 @@ export async function startHostileServer(bytes: number): Promise<HostileServer> 
           serverInfo: { name: 'hostile', version: '1.0.0' },
         });
       }
+      if (message.method === 'tools/list' && path === '/mcp-list') {
+        return streamAnswer(res, path, bytes, 'json', message.id, ended);
+      }
       if (message.method === 'tools/list') {
         return json(res, message.id, { tools: [{ name: 'dump', inputSchema: { type: 'object' } }] });
       }
@@ -65,6 +70,7 @@ export async function startHostileServer(bytes: number): Promise<HostileServer> 
   return {
     mcpUrl: `${base}/mcp`,
     mcpSseUrl: `${base}/mcp-sse`,
+    mcpListUrl: `${base}/mcp-list`,
     toolUrl: `${base}/tool`,
     answers,
     waitForAnswers: (count) =>
