@@ -4,12 +4,14 @@ import type { Plan } from '../config/env';
 
 /** A developer account (`pub_…`), created on the first console call from the ID token's issuer and subject. */
 export class Account {
-  [OptionalProps]?: 'id' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'requirePassingTests' | 'createdAt' | 'updatedAt';
   id: string = newId('pub');
   issuer!: string;
   subject!: string;
   email?: string;
   plan!: Plan;
+  /** A persona submission whose test suite fails is rejected at once (GET/PATCH /settings). */
+  requirePassingTests = false;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }
@@ -24,6 +26,7 @@ export const AccountSchema = new EntitySchema<Account>({
     subject: { type: 'string', length: 255 },
     email: { type: 'string', length: 320, nullable: true },
     plan: { type: 'string', length: 20 },
+    requirePassingTests: { type: 'boolean' },
     createdAt: { type: 'Date', columnType: 'timestamptz' },
     updatedAt: { type: 'Date', columnType: 'timestamptz', onUpdate: () => new Date() },
   },

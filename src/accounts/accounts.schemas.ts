@@ -8,3 +8,20 @@ export const MeSchema = z
     plan: z.enum(PLANS),
   })
   .meta({ id: 'Me' });
+
+const requirePassingTests = z.boolean().meta({
+  description:
+    "A persona submission whose test suite fails (or is cancelled, or errors) is rejected at once, the failures as the review's notes; off (the default), the operator sees the results and decides",
+});
+
+export const AccountSettings = z.object({ requirePassingTests }).meta({ id: 'AccountSettings' });
+export type AccountSettingsView = z.input<typeof AccountSettings>;
+
+export const SettingsBody = z
+  .strictObject({ requirePassingTests: requirePassingTests.optional() })
+  .refine((b) => Object.keys(b).length > 0, {
+    message: 'at least one setting to change is required',
+    path: ['body'],
+  })
+  .meta({ id: 'UpdateAccountSettingsRequest' });
+export type SettingsUpdate = z.infer<typeof SettingsBody>;

@@ -23,7 +23,7 @@ import type { ApiRoots } from './api-roots';
 
 /** Every area's routes, on the API root each belongs to: the route registry of the composition root. */
 export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
-  mountAccountRoutes(roots.console);
+  mountAccountRoutes(roots.console, ctx);
   mountKeyRoutes(roots.console, ctx);
   mountVoiceRoutes(roots.console, ctx);
   mountPersonaRoutes(roots.console, ctx);

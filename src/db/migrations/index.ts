@@ -20,6 +20,7 @@ import { Migration20261127000000IdempotencyKeys } from './Migration2026112700000
 import { Migration20261127100000PersonaVersions } from './Migration20261127100000PersonaVersions';
 import { Migration20261127200000CallAnalysis } from './Migration20261127200000CallAnalysis';
 import { Migration20261127300000AgentTests } from './Migration20261127300000AgentTests';
+import { Migration20261128200000ReviewTestGate } from './Migration20261128200000ReviewTestGate';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127100000PersonaVersions', class: Migration20261127100000PersonaVersions },
   { name: 'Migration20261127200000CallAnalysis', class: Migration20261127200000CallAnalysis },
   { name: 'Migration20261127300000AgentTests', class: Migration20261127300000AgentTests },
+  { name: 'Migration20261128200000ReviewTestGate', class: Migration20261128200000ReviewTestGate },
 ];

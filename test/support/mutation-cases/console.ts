@@ -14,6 +14,7 @@ import {
   v1,
 } from './fixtures';
 import { personaVersionCases } from './persona-versions';
+import { settingsCases } from './settings';
 
 const reviewsOf = (env: BaseEnv, personaId: string) =>
   count(env.app, 'select count(*) from reviews where subject_id = ?', [personaId]);
@@ -23,6 +24,7 @@ const statusOf = async (env: BaseEnv, personaId: string) =>
 /** The console API (/api/v1/developers) and the operator's account and persona routes. */
 export const consoleCases: MutationTable<BaseEnv> = {
   ...personaVersionCases,
+  ...settingsCases,
   'POST /api/v1/developers/keys': {
     kind: 'create',
     prepare: async (env) => {
