@@ -46,7 +46,7 @@ function ReviseNotice({ persona, busy, onRevise }: { persona: Persona; busy: boo
  * the published persona opened as a draft while its live version keeps serving.
  */
 export function VersionsTab({ persona }: { persona: Persona }) {
-  const { versions, rollback, revise } = usePersonaVersions(persona.id);
+  const { versions, rollback, revise } = usePersonaVersions(persona.id, persona.liveVersion);
   // the version asked about stays named while the dialog fades out
   const [target, setTarget] = useState(0);
   const [confirming, setConfirming] = useState(false);
@@ -105,7 +105,9 @@ export function VersionsTab({ persona }: { persona: Persona }) {
           )}
         </ListBody>
       </section>
-      {versions.data ? <VersionDiff personaId={persona.id} versions={versions.data.versions} /> : null}
+      {versions.data ? (
+        <VersionDiff key={persona.id} personaId={persona.id} versions={versions.data.versions} />
+      ) : null}
       <ConfirmDialog
         opened={confirming}
         title={`Roll back to version ${target}?`}

@@ -8,14 +8,17 @@ export type PatchOperation = components['schemas']['JsonPatchOperation'];
 /**
  * A persona's approved versions (newest first), the difference between two of them, and the
  * actions on them: roll back to one, and open a revision of the published persona. Both actions
- * refresh the persona (its status or live version changed) and its versions.
+ * refresh the persona (its status or live version changed) and its versions; so does a new live
+ * version seen on the persona (an approval landing while the page follows its review).
  */
-export function usePersonaVersions(id: string) {
+export function usePersonaVersions(id: string, liveVersion: number | null) {
   const queryClient = useQueryClient();
   const params = { path: { id } };
   const versions = useQuery({
-    queryKey: ['persona', id, 'versions'],
+    queryKey: ['persona', id, 'versions', liveVersion],
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/personas/{id}/versions', { params })),
+    // the list stays (and the comparison keeps its picks) while the next live version's list loads
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === id ? previous : undefined),
   });
   const changed = (persona: components['schemas']['Persona']) => {
     queryClient.setQueryData(['persona', id], persona);
