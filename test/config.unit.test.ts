@@ -14,6 +14,13 @@ describe('configuration', () => {
     expect(config.rateLimits.enabled).toBe(true);
   });
 
+  it('reads how many scenarios an agent test run drives at once: 4 unless TEST_RUN_CONCURRENCY says, 1-64', () => {
+    expect(loadConfig({}).agentTests).toEqual({ runConcurrency: 4 });
+    expect(loadConfig({ TEST_RUN_CONCURRENCY: '8' }).agentTests.runConcurrency).toBe(8);
+    for (const bad of ['0', '65', '2.5', 'x'])
+      expect(() => loadConfig({ TEST_RUN_CONCURRENCY: bad })).toThrow(/TEST_RUN_CONCURRENCY/);
+  });
+
   it('names every bad variable', () => {
     try {
       loadConfig({

@@ -5,9 +5,6 @@ import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../events/out
 import { AccountIdKey, PersonaIdKey } from '../temporal/search-attributes';
 import type { TestRunWorkflowInput } from './agent-test-types';
 
-/** How many scenarios of a run run at once (each drives one session). */
-export const TEST_RUN_CONCURRENCY = 4;
-
 export interface RunToStart {
   id: string;
   accountId: string;
@@ -25,7 +22,8 @@ export async function startTestRunWorkflow(temporal: Client, config: Config, run
     accountId: run.accountId,
     personaId: run.personaId,
     scenarioIds: run.scenarioIds,
-    concurrency: TEST_RUN_CONCURRENCY,
+    // how many scenarios run at once (each drives one session); fixed in the run's input when it starts
+    concurrency: config.agentTests.runConcurrency,
   };
   try {
     return await temporal.workflow.start<typeof testRunWorkflow>('testRunWorkflow', {

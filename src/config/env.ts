@@ -82,6 +82,7 @@ const envSchema = z.object({
 
   SESSION_IDLE_TIMEOUT_S: z.coerce.number().int().min(1).max(86_400).default(600),
   SESSION_TURNS_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
+  TEST_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   REVIEW_SLA_BUSINESS_DAYS: z.coerce.number().int().min(1).max(60).default(5),
   REVIEW_SLA_SECONDS: z.coerce.number().int().min(1).optional(),
   MARKETPLACE_REMOVAL_GRACE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
@@ -165,6 +166,8 @@ export interface Config {
   marketplace: { removalGraceDays: number; removalGraceSeconds?: number };
   /** Voice sessions end after `idleTimeoutS` without a turn; their workflow continues as new every `turnsPerRun` turns. */
   sessions: { idleTimeoutS: number; turnsPerRun: number };
+  /** Agent tests: a run drives at most `runConcurrency` scenarios (sessions) at once (`TEST_RUN_CONCURRENCY`). */
+  agentTests: { runConcurrency: number };
   /** Outbound calls (webhooks, tools, MCP, OAuth): which targets they may reach (src/config/outbound.ts). */
   outbound: OutboundConfig;
   llm: { baseUrl?: string; apiKey?: string; model: string };
@@ -264,6 +267,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       removalGraceSeconds: e.MARKETPLACE_REMOVAL_GRACE_SECONDS,
     },
     sessions: { idleTimeoutS: e.SESSION_IDLE_TIMEOUT_S, turnsPerRun: e.SESSION_TURNS_PER_RUN },
+    agentTests: { runConcurrency: e.TEST_RUN_CONCURRENCY },
     outbound: outboundConfig(e),
     llm: { baseUrl: e.LLM_BASE_URL, apiKey: e.LLM_API_KEY, model: e.LLM_MODEL },
     stt: e.STT_BASE_URL
