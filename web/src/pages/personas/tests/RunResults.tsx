@@ -40,7 +40,7 @@ export function RunResults(props: {
       <Stack gap="sm">
         <Group justify="space-between">
           <Group gap="xs">
-            <Title order={3} size="h5">
+            <Title order={3} size="h5" style={{ overflowWrap: 'anywhere' }}>
               Run {run.id}
             </Title>
             <StatusBadge status={run.status} />

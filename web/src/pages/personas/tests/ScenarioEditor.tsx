@@ -1,5 +1,5 @@
 import { Alert, Button, Group, List, Modal, Select, Stack, TextInput } from '@mantine/core';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { ApiCallError, errorText } from '../../../api/client';
 import { CallerFields, errorOf, JsonField } from './ScenarioFields';
 import {
@@ -17,8 +17,20 @@ type Save = ReturnType<typeof useScenarios>['save'];
 
 /** Why the scenario was not saved: every problem line, and the message when no line names a field. */
 function Refusal(props: { message: string; lines: string[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  // the dialog may be scrolled down to its Save button: bring the list into view
+  useEffect(() => {
+    // (newer browsers answer a promise: not returned, or React would take it for a cleanup)
+    box.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
   return (
-    <Alert color="red" title="The scenario was not saved" role="alert" data-testid="scenario-problems">
+    <Alert
+      ref={box}
+      color="red"
+      title="The scenario was not saved"
+      role="alert"
+      data-testid="scenario-problems"
+    >
       {props.lines.length ? (
         <List size="sm">
           {props.lines.map((line) => (
@@ -56,13 +68,8 @@ function ExpectationsField(props: { value: string; onChange(value: string): void
   );
 }
 
-/**
- * A scenario's editor (a dialog): its name, a scripted caller's turns or a simulated caller, the
- * mocks and the expectations. JSON fields are checked before sending; the API's 400 names the
- * fields, and each problem is shown on its field and listed above.
- */
-export function ScenarioEditor(props: {
-  /** The scenario edited; null: a new one. */
+/** The editor's draft (filled when the dialog opens), its save, and why the last save was refused. */
+function useScenarioDraft(props: {
   scenario: Scenario | null;
   opened: boolean;
   save: Save;
@@ -70,6 +77,8 @@ export function ScenarioEditor(props: {
 }) {
   const [draft, setDraft] = useState<ScenarioDraft>(EMPTY_DRAFT);
   const [refusal, setRefusal] = useState<{ message: string; lines: string[] } | null>(null);
+  /** Each save's problems are a new list, brought into view. */
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     if (!props.opened) return;
     setDraft(props.scenario ? draftOf(props.scenario) : EMPTY_DRAFT);
@@ -77,9 +86,8 @@ export function ScenarioEditor(props: {
   }, [props.opened, props.scenario]);
   const set = <K extends keyof ScenarioDraft>(key: K, value: ScenarioDraft[K]) =>
     setDraft((d) => ({ ...d, [key]: value }));
-  const problems = placeProblems(refusal?.lines ?? []);
-
   const submit = () => {
+    setAttempt((n) => n + 1);
     const built = bodyOf(draft);
     if ('problems' in built) {
       setRefusal({ message: 'Fix the JSON first', lines: built.problems });
@@ -98,6 +106,23 @@ export function ScenarioEditor(props: {
       },
     );
   };
+  return { draft, set, refusal, attempt, submit };
+}
+
+/**
+ * A scenario's editor (a dialog): its name, a scripted caller's turns or a simulated caller, the
+ * mocks and the expectations. JSON fields are checked before sending; the API's 400 names the
+ * fields, and each problem is shown on its field and listed above.
+ */
+export function ScenarioEditor(props: {
+  /** The scenario edited; null: a new one. */
+  scenario: Scenario | null;
+  opened: boolean;
+  save: Save;
+  onClose(): void;
+}) {
+  const { draft, set, refusal, attempt, submit } = useScenarioDraft(props);
+  const problems = placeProblems(refusal?.lines ?? []);
   return (
     <Modal
       opened={props.opened}
@@ -106,7 +131,7 @@ export function ScenarioEditor(props: {
       size="xl"
     >
       <Stack gap="md">
-        {refusal ? <Refusal {...refusal} /> : null}
+        {refusal ? <Refusal key={attempt} {...refusal} /> : null}
         <TextInput
           label="Name"
           value={draft.name}

@@ -1,6 +1,6 @@
 import { Alert, Badge, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { DataTable } from '../../../components/DataTable';
-import { GOOD } from '../../../components/ui';
+import { GOOD, ScrollTable } from '../../../components/ui';
 import { expectationText } from './expectationText';
 import type { ScenarioResult } from './useAgentTests';
 
@@ -62,38 +62,40 @@ function ToolCalls({ turn }: { turn: TranscriptTurn }) {
 function Transcript({ result }: { result: ScenarioResult }) {
   if (!result.transcript.length) return <Text size="sm">No turn was taken.</Text>;
   return (
-    <Table aria-label={`Transcript of ${result.name}`} data-testid="transcript">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>#</Table.Th>
-          <Table.Th>Caller</Table.Th>
-          <Table.Th>Agent</Table.Th>
-          <Table.Th>Route</Table.Th>
-          <Table.Th>Latency</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {result.transcript.map((turn) => (
-          <Table.Tr key={turn.index}>
-            <Table.Td>{turn.index + 1}</Table.Td>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>{turn.text}</Table.Td>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>
-              <Stack gap={4}>
-                <Text size="sm">{turn.reply}</Text>
-                <ToolCalls turn={turn} />
-                {turn.error ? (
-                  <Text size="xs" c="red.9">
-                    {turn.error}
-                  </Text>
-                ) : null}
-              </Stack>
-            </Table.Td>
-            <Table.Td>{turn.route}</Table.Td>
-            <Table.Td>{ms(turn.latencyMs)}</Table.Td>
+    <ScrollTable minWidth={560}>
+      <Table aria-label={`Transcript of ${result.name}`} data-testid="transcript">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>#</Table.Th>
+            <Table.Th>Caller</Table.Th>
+            <Table.Th>Agent</Table.Th>
+            <Table.Th>Route</Table.Th>
+            <Table.Th>Latency</Table.Th>
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {result.transcript.map((turn, i) => (
+            <Table.Tr key={turn.index}>
+              <Table.Td>{i + 1}</Table.Td>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{turn.text}</Table.Td>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                <Stack gap={4}>
+                  <Text size="sm">{turn.reply}</Text>
+                  <ToolCalls turn={turn} />
+                  {turn.error ? (
+                    <Text size="xs" c="red.9">
+                      {turn.error}
+                    </Text>
+                  ) : null}
+                </Stack>
+              </Table.Td>
+              <Table.Td>{turn.route}</Table.Td>
+              <Table.Td>{ms(turn.latencyMs)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ScrollTable>
   );
 }
 
