@@ -27,8 +27,14 @@ export const SCENARIOS = {
   'analyze-session-retried-completed': 'analyzeSessionWorkflow',
   /** A test run of one scenario (a child workflow), passed. */
   'test-run-passed': 'testRunWorkflow',
-  /** That scenario: a session, a turn whose tool is mocked, a judge, the session's end, the result. */
+  /**
+   * That scenario: a session, a turn whose tool is mocked, a judge, the session's end, the result
+   * (recorded before the `test-scenario-local-records` patch: its scenario read and result recorded
+   * as activities).
+   */
   'test-scenario-mocked-judged': 'testScenarioWorkflow',
+  /** The same scenario since that patch: read and recorded as local activities. */
+  'test-scenario-local-records': 'testScenarioWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

@@ -491,10 +491,11 @@ async function main(): Promise<void> {
     if (started.body.run?.status !== 'passed') throw new Error(`test run: ${JSON.stringify(started.body)}`);
     const runId = started.body.run.id as string;
     await record('test-run-passed', llmApp.ctx.temporal.workflow.getHandle(runId));
-    await record(
-      'test-scenario-mocked-judged',
-      llmApp.ctx.temporal.workflow.getHandle(`${runId}-${scenario.id}`),
-    );
+    // the scenario's child, recorded under both names: re-record test-scenario-mocked-judged only
+    // once no execution from before the local-records patch can be replayed
+    const child = llmApp.ctx.temporal.workflow.getHandle(`${runId}-${scenario.id}`);
+    await record('test-scenario-mocked-judged', child);
+    await record('test-scenario-local-records', child);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
