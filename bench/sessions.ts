@@ -1,20 +1,13 @@
-import { fork } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { signDevToken } from '../src/auth/dev-idp';
 import { createLogger } from '../src/logging/logger';
-import { startTemporalDevServer } from '../src/temporal/dev-server';
-import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 import { PlatformWorker } from '../src/temporal/worker';
-import { orderDeskModel, startLlmDouble } from '../test/support/llm-double';
-import { startMcpTestServer } from '../test/support/mcp-test-server';
-import { completeManifest } from '../test/support/personas';
 import { floorTurn, floorWorkflow } from './floor-workflow';
-import { benchRequester, benchWorkspace, latencyStats, runBench } from './support';
+import { ONE_TOOL_QUESTION, restTurns, sequential, startBenchPlatform } from './platform';
+import { latencyStats, runBench } from './support';
 
 /**
  * bench:sessions — voice-session turns through POST /sessions/:id/turns (API and worker in one
@@ -37,7 +30,6 @@ const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 50);
 const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const ACTIVITIES = Number(process.env.BENCH_ACTIVITIES ?? 20_000);
 const ACTIVITY_BATCH = 32;
-const WARMUP = 20;
 
 const stats = latencyStats;
 const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
@@ -45,66 +37,11 @@ const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
 async function main(): Promise<void> {
   const logger = createLogger('warn', 'bench');
   Runtime.install({ logger: new DefaultLogger('WARN') }); // the floor's worker (below) logs warnings only
-  const temporal = await startTemporalDevServer({
-    logger,
-    namespace: 'default',
-    searchAttributes: SEARCH_ATTRIBUTES,
-  });
-  const workspace = benchWorkspace('sessions');
-  const mcp = await startMcpTestServer();
-  const llm = await startLlmDouble();
-  // the model: a question about an order → the lookup tool, then an answer from its result
-  llm.script(orderDeskModel('Hello!'));
   // the platform (API and worker in one process, as `npm start` runs them) in a process of its own:
   // this one is the outside world (callers, the model, the MCP server)
-  const split = process.env.BENCH_SPLIT === '1';
-  const execArgv = [
-    '--import',
-    'tsx',
-    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-  ];
-  const platformEnv = {
-    ...process.env,
-    NODE_ENV: 'development',
-    DATABASE_URL: workspace.databaseUrl,
-    DATABASE_POOL_MAX: '20',
-    TEMPORAL_ADDRESS: temporal.address,
-    DATA_DIR: workspace.dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMITS: 'off',
-    LLM_BASE_URL: llm.baseUrl,
-    VOICE_WORKERS: '1',
-    BENCH_WORKER: split ? '0' : '1',
-  };
-  const platform = fork(path.join(__dirname, 'api-server.ts'), [], {
-    execArgv,
-    env: platformEnv,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const apiPort = await new Promise<number>((resolve, reject) => {
-    platform.once('message', (m) => resolve((m as { apiPort: number }).apiPort));
-    platform.once('exit', (code) => reject(new Error(`bench platform exited with ${code}`)));
-  });
-  const workerProcess = split
-    ? fork(path.join(__dirname, '../src/bin/worker.ts'), [], {
-        execArgv,
-        env: platformEnv,
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      })
-    : null;
-  const base = `http://127.0.0.1:${apiPort}`;
+  const platform = await startBenchPlatform('sessions', logger);
+  const { temporal, mcp, llm, request, key } = platform;
   try {
-    const token = await signDevToken(workspace.dataDir, 'bench@example.com');
-    const request = benchRequester(base);
-    const key = (
-      await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'test' })
-    ).key.fullKey;
-    const persona = (
-      await request('POST', '/api/v1/developers/personas', token, {
-        manifest: completeManifest('bench-agent'),
-      })
-    ).persona;
-    await request('POST', '/api/v2/developers/mcp-servers', key, { name: 'orders', endpoint: mcp.url });
     await request('POST', '/api/v2/developers/workflows', key, {
       name: 'Opening hours',
       trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
@@ -118,15 +55,7 @@ async function main(): Promise<void> {
         { sourceId: 'say', targetId: 'end' },
       ],
     });
-    const startSession = async (userId: string) =>
-      (await request('POST', '/api/v2/developers/sessions', key, { personaId: persona.id, userId })).data
-        .id as string;
-    const turn = async (sessionId: string, text: string, route: string) => {
-      const started = performance.now();
-      const res = await request('POST', `/api/v2/developers/sessions/${sessionId}/turns`, key, { text });
-      if (res.data.route !== route || res.data.error) throw new Error(`turn: ${JSON.stringify(res.data)}`);
-      return performance.now() - started;
-    };
+    const { startSession, turn } = restTurns(platform);
 
     // direct baselines, same run: the model double's round trip (with the same tools) and the MCP tool
     const mcpClient = new McpClient({ name: 'bench', version: '1' });
@@ -151,12 +80,6 @@ async function main(): Promise<void> {
       return performance.now() - started;
     };
 
-    const sequential = async (fn: () => Promise<number>, n: number) => {
-      for (let i = 0; i < WARMUP; i++) await fn();
-      const times: number[] = [];
-      for (let i = 0; i < n; i++) times.push(await fn());
-      return stats(times);
-    };
     const commandSession = await startSession('bench-command');
     const toolSession = await startSession('bench-tool');
     const llmTimes = await sequential(() => directLlm('where is my order?'), TURNS);
@@ -202,7 +125,7 @@ async function main(): Promise<void> {
       () => turn(commandSession, 'What are your opening hours?', 'workflow'),
       TURNS,
     );
-    const oneTool = await sequential(() => turn(toolSession, 'Where is my order A-1?', 'llm'), TURNS);
+    const oneTool = await sequential(() => turn(toolSession, ONE_TOOL_QUESTION, 'llm'), TURNS);
     const baseline = { p50: 2 * llmTimes.p50 + toolTimes.p50, p95: 2 * llmTimes.p95 + toolTimes.p95 };
 
     // 50 concurrent sessions, one turn per second each (LLM turns without tools and with one tool, alternating)
@@ -293,13 +216,7 @@ async function main(): Promise<void> {
     );
     await mcpClient.close();
   } finally {
-    platform.kill('SIGTERM');
-    workerProcess?.kill('SIGTERM');
-    await new Promise((r) => platform.once('exit', r));
-    await mcp.close();
-    await llm.close();
-    await temporal.stop();
-    await workspace.drop();
+    await platform.stop();
   }
 }
 
