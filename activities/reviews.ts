@@ -1,3 +1,4 @@
+import { recordReviewTests, startReviewTestRun } from '../src/agent-tests/review-gate';
 import { marketplaceReviewSubject } from '../src/marketplace/submission/review.service';
 import { personaReviewSubject } from '../src/personas/persona-review.service';
 import { applyReviewDecision, markReviewOverdue, type ReviewSubjects } from '../src/reviews/decisions';
@@ -10,8 +11,12 @@ const SUBJECTS: ReviewSubjects = {
   marketplace_item: marketplaceReviewSubject,
 };
 
-/** Operator reviews' activities: record a decision (and apply it), mark a review overdue. Both idempotent. */
-export function createReviewActivities({ orm }: ActivityDeps) {
+/**
+ * Operator reviews' activities: record a decision (and apply it), mark a review overdue, and a
+ * persona review's test gate (start its test run once, record the run's summary). All idempotent.
+ */
+export function createReviewActivities(deps: ActivityDeps) {
+  const { orm } = deps;
   return {
     applyReviewDecision(input: { reviewId: string; decision: ReviewDecision; notes?: string }) {
       return applyReviewDecision(orm.em.fork(), SUBJECTS, input);
@@ -19,5 +24,7 @@ export function createReviewActivities({ orm }: ActivityDeps) {
     markReviewOverdue(input: { reviewId: string }) {
       return markReviewOverdue(orm.em.fork(), input.reviewId);
     },
+    startReviewTestRun: (input: { reviewId: string }) => startReviewTestRun(deps, input),
+    recordReviewTests: (input: { reviewId: string; runId: string }) => recordReviewTests(deps, input),
   };
 }

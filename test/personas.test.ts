@@ -181,6 +181,7 @@ describe('personas and their operator review', () => {
       dueBy: expect.any(String),
       overdue: false,
       workflowId: `review-${id}-1`,
+      tests: pending.tests, // null until the workflow has looked for scenarios: test/review-gate.test.ts
     });
     const dueInDays = (Date.parse(pending.dueBy) - Date.parse(pending.submittedAt)) / 86_400_000;
     expect(dueInDays).toBeGreaterThanOrEqual(5);

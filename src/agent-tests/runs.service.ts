@@ -2,10 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContext } from '../common/context';
 import { conflict, notFound, validationFailed } from '../http/errors';
 import { PersonaVersion } from '../personas';
-import { TestRun, TestRunResult, TestScenario } from './agent-test.entity';
+import { TestRun, TestRunResult } from './agent-test.entity';
 import type { ScenarioOutcome } from './agent-test-types';
 import type { RunViewShape, StartRunInput } from './run.schemas';
 import { completeTestRun } from './run-results';
+import { newTestRun, personaScenarios } from './run-rows';
 import { cancelTestRunWorkflow, startTestRunWorkflow } from './run-workflows';
 import { ownedPersona } from './scenarios.service';
 
@@ -15,11 +16,7 @@ const WAIT_POLL_MS = 250;
 
 /** The scenarios a run asks for: the ones named (each must be the persona's), else all of them. */
 async function scenariosToRun(em: EntityManager, accountId: string, personaId: string, ids?: string[]) {
-  const all = await em.find(
-    TestScenario,
-    { account: accountId, personaId },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
+  const all = await personaScenarios(em, accountId, personaId);
   if (!ids) {
     if (!all.length)
       throw conflict(
@@ -52,13 +49,8 @@ export async function startTestRun(
     throw validationFailed([`version: persona ${personaId} has no version ${input.version}`]);
   }
   const scenarios = await scenariosToRun(em, accountId, personaId, input.scenarios);
-  const run = em.create(TestRun, {
-    account: accountId,
-    personaId,
-    personaVersion: input.version ?? null,
-    scenarios: scenarios.map((s) => ({ id: s.id, name: s.name, definition: s.definition })),
-  });
-  await em.persist(run).flush();
+  const run = newTestRun(em, { accountId, personaId, version: input.version ?? null, scenarios });
+  await em.flush();
   try {
     await startTestRunWorkflow(ctx.temporalEager ?? ctx.temporal, ctx.config, {
       id: run.id,

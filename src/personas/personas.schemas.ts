@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../http/envelope';
-import { REVIEW_DECISIONS } from '../reviews';
+import { REVIEW_DECISIONS, ReviewTestsSchema } from '../reviews';
 import { PERSONA_CATEGORIES, PERSONA_RULES, PersonaManifestSchema } from './manifest';
 import { PERSONA_STATUSES } from './statuses';
 
@@ -34,13 +34,28 @@ const Review = z
     decision: z.enum(['approved', 'rejected']),
     notes: z.string().nullable(),
     decidedAt: timestamp(),
+    tests: ReviewTestsSchema.nullable().meta({
+      description: "The test results the review's decision was made with (null before the gate existed)",
+    }),
   })
   .meta({ id: 'PersonaReview', description: 'The last decided review' });
+
+const PendingReview = z
+  .object({
+    submittedAt: timestamp(),
+    dueBy: timestamp(),
+    tests: ReviewTestsSchema.nullable().meta({
+      description:
+        "The persona's test suite as the review runs it (null until the review workflow starts it)",
+    }),
+  })
+  .meta({ id: 'PersonaPendingReview', description: 'The review under way while the persona is `submitted`' });
 
 export const PersonaDetail = PersonaListEntry.extend({
   manifest: PersonaManifestSchema,
   version: z.number().int().meta({ description: '1 at creation, +1 on every update' }),
   review: Review.nullable(),
+  pendingReview: PendingReview.nullable(),
   submittedAt: timestamp().nullable(),
   publishedAt: timestamp().nullable(),
   liveVersion: z.number().int().nullable().meta({

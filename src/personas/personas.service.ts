@@ -1,7 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
 import type { Config } from '../config/env';
 import { conflict, notFound } from '../http/errors';
-import { Review } from '../reviews';
+import { Review, reviewId } from '../reviews';
 import { findCatalogVoice } from '../voices';
 import { type PersonaManifest, type ValidationResult, validatePersonaManifest } from './manifest';
 import { Persona } from './persona.entity';
@@ -34,6 +34,19 @@ async function lastReview(em: EntityManager, personaId: string): Promise<Persona
     decision: review.status as 'approved' | 'rejected',
     notes: review.notes ?? null,
     decidedAt: review.decidedAt.toISOString(),
+    tests: review.tests ?? null,
+  };
+}
+
+/** The review of the current submission while the persona is `submitted` (with its tests so far), or null. */
+async function pendingReview(em: EntityManager, p: Persona): Promise<PersonaView['pendingReview']> {
+  if (p.status !== 'submitted') return null;
+  const review = await em.findOne(Review, { id: reviewId(p.id, p.submissions), status: 'pending' });
+  if (!review) return null;
+  return {
+    submittedAt: review.submittedAt.toISOString(),
+    dueBy: review.dueBy.toISOString(),
+    tests: review.tests ?? null,
   };
 }
 
@@ -43,6 +56,7 @@ export async function personaView(em: EntityManager, p: Persona): Promise<Person
     manifest: p.manifest,
     version: p.version,
     review: await lastReview(em, p.id),
+    pendingReview: await pendingReview(em, p),
     submittedAt: iso(p.submittedAt),
     publishedAt: iso(p.publishedAt),
     liveVersion: p.liveVersion ?? null,

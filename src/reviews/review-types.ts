@@ -27,9 +27,29 @@ export interface ReviewOutcome {
 /** The review workflow's type, for starting one by name. */
 export type ReviewWorkflow = (input: ReviewWorkflowInput) => Promise<ReviewOutcome>;
 
+/**
+ * A persona review's test results (docs/personas.md "Gating the review on tests"): the run its
+ * workflow ran on the submitted draft, or `status: none` when the persona had no scenarios.
+ */
+export interface ReviewTests {
+  /** The `testrun_…` run (GET /test-runs/:id), null when there was nothing to run. */
+  runId: string | null;
+  status: 'none' | 'running' | 'passed' | 'failed' | 'cancelled';
+  passed: number;
+  failed: number;
+  total: number;
+  /** Each scenario that did not pass, with the reasons of its failing expectations (or its error). */
+  failures: { scenarioId: string; name: string; status: 'failed' | 'error'; reasons: string[] }[];
+  completedAt: string | null;
+}
+
 /** What a review workflow's `state` query answers. */
 export interface ReviewState {
-  status: 'waiting' | 'deciding' | 'decided' | 'withdrawn';
+  /**
+   * `preparing`, then `testing` while a persona review's test run runs (a decision is refused then),
+   * then `waiting` for the operator.
+   */
+  status: 'preparing' | 'testing' | 'waiting' | 'deciding' | 'decided' | 'withdrawn';
   overdue: boolean;
   dueBy: string;
   outcome: ReviewOutcome | null;

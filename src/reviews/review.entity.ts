@@ -1,4 +1,5 @@
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
+import type { ReviewTests } from './review-types';
 import type { ReviewKind, ReviewStatus } from './statuses';
 
 /**
@@ -9,7 +10,15 @@ import type { ReviewKind, ReviewStatus } from './statuses';
  * workflow's activities write the outcome (`status`, `notes`, `decidedAt`) and `overdue`.
  */
 export class Review {
-  [OptionalProps]?: 'status' | 'overdue' | 'notes' | 'decidedAt' | 'workflowStartedAt' | 'createdAt';
+  [OptionalProps]?:
+    | 'status'
+    | 'overdue'
+    | 'notes'
+    | 'decidedAt'
+    | 'workflowStartedAt'
+    | 'testRunId'
+    | 'tests'
+    | 'createdAt';
   id!: string;
   kind!: ReviewKind;
   subjectId!: string;
@@ -26,6 +35,10 @@ export class Review {
   notes?: string | null;
   decidedAt?: Date | null;
   workflowStartedAt?: Date | null;
+  /** A persona review's test run (started by its workflow before the operator decides). */
+  testRunId?: string | null;
+  /** That run's summary (null: a review from before the gate, or a marketplace review). */
+  tests?: ReviewTests | null;
   createdAt: Date = new Date();
 }
 
@@ -46,6 +59,8 @@ export const ReviewSchema = new EntitySchema<Review>({
     notes: { type: 'text', nullable: true },
     decidedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    testRunId: { type: 'string', length: 40, nullable: true },
+    tests: { type: 'json', columnType: 'jsonb', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz' },
   },
 });

@@ -4,6 +4,7 @@ import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { timestamp } from '../http/envelope';
 import { Review } from './review.entity';
+import { ReviewTestsSchema } from './review-tests.schemas';
 import { REVIEW_KINDS } from './statuses';
 
 const PendingReview = z
@@ -16,6 +17,10 @@ const PendingReview = z
     dueBy: timestamp().meta({ description: 'Submission + 5 business days (Monday–Friday, UTC)' }),
     overdue: z.boolean().meta({ description: "Set by the review workflow's durable timer at `dueBy`" }),
     workflowId: z.string().meta({ description: 'The review workflow, in the Temporal Web UI' }),
+    tests: ReviewTestsSchema.nullable().meta({
+      description:
+        "A persona's test suite as the review ran it (`running` until it ends); null for a marketplace item or a review from before the gate",
+    }),
   })
   .meta({ id: 'PendingReview' });
 const PendingReviews = z.object({ reviews: z.array(PendingReview) });
@@ -42,6 +47,7 @@ export function mountReviewRoutes(admin: ApiRoot<AdminAuth>, ctx: AppContext): v
           dueBy: r.dueBy.toISOString(),
           overdue: r.overdue,
           workflowId: r.id,
+          tests: r.tests ?? null,
         })),
       };
     },

@@ -13,5 +13,6 @@ export function knownRefusal(error: WorkflowUpdateFailedError, known: RegExp[]):
 /** What a review workflow itself refuses a decision for (workflows/operator-review.ts, review-marketplace-item.ts). */
 export const REVIEW_REFUSALS = [
   /^The automated checks are still running/,
+  /^The review's tests are still running/,
   /^This review is \w+; it takes one decision$/,
 ];

@@ -16,6 +16,10 @@ export const SCENARIOS = {
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
+  /** A review gated on tests: its suite (one passing scenario) runs as its child, then the operator approves. */
+  'review-persona-tested-approved': 'reviewPersonaWorkflow',
+  /** With `requirePassingTests`: the suite fails and the review rejects the submission at once. */
+  'review-persona-tests-failed-rejected': 'reviewPersonaWorkflow',
   /** A speak-only command, a command with a tool step (`command`, run in the workflow), a fallback, the end. */
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
   /** With a model: a command, an answer, a tool round (`tools`), each turn recorded (`turn`); the end. */

@@ -496,6 +496,7 @@ async function main(): Promise<void> {
     const child = llmApp.ctx.temporal.workflow.getHandle(`${runId}-${scenario.id}`);
     await record('test-scenario-mocked-judged', child);
     await record('test-scenario-local-records', child);
+    await recordGatedReviews(llmApp, await signDevToken(llmApp.dataDir, dev.email), record);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
@@ -503,6 +504,55 @@ async function main(): Promise<void> {
   execFileSync(path.resolve(__dirname, '../../node_modules/.bin/biome'), ['format', '--write', ...written], {
     stdio: 'inherit',
   });
+}
+
+/**
+ * Two persona reviews gated on their tests (the model answers the order desk's greeting): one whose
+ * suite passes and the operator then approves; one whose suite fails with `requirePassingTests` on,
+ * rejected at once (the setting is turned off again after).
+ */
+async function recordGatedReviews(
+  app: Awaited<ReturnType<typeof startTestApp>>,
+  token: string,
+  record: (name: ScenarioName, handle: WorkflowHandle) => Promise<void>,
+): Promise<void> {
+  const v1 = async (method: string, urlPath: string, body?: unknown) => {
+    const res = await call(app.baseUrl, method, `/api/v1/developers${urlPath}`, { token, body });
+    if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const submitted = async (slug: string, expected: string) => {
+    const { persona } = await v1('POST', '/personas', { manifest: completeManifest(slug) });
+    await v1('POST', `/personas/${persona.id}/tests`, {
+      name: 'greets',
+      turns: [{ text: 'Hello', expect: [{ type: 'replyContains', text: expected }] }],
+    });
+    await v1('POST', `/personas/${persona.id}/submit`);
+    return {
+      id: persona.id as string,
+      handle: app.ctx.temporal.workflow.getHandle(`review-${persona.id}-1`),
+    };
+  };
+  const tested = await submitted('history-gated', 'how can I help');
+  for (let i = 0; i < 300; i++) {
+    const { persona } = await v1('GET', `/personas/${tested.id}`);
+    if (persona.pendingReview?.tests && persona.pendingReview.tests.status !== 'running') break;
+    await sleep(100);
+  }
+  const decided = await call(app.baseUrl, 'POST', `/api/admin/personas/${tested.id}/review`, {
+    token: TEST_ADMIN_TOKEN,
+    body: { decision: 'approve' },
+  });
+  if (decided.body.persona?.review?.tests?.status !== 'passed')
+    throw new Error(`gated review: ${JSON.stringify(decided.body)}`);
+  await record('review-persona-tested-approved', tested.handle);
+
+  await v1('PATCH', '/settings', { requirePassingTests: true });
+  const failing = await submitted('history-gate-failed', 'a refund');
+  const outcome = await failing.handle.result();
+  await v1('PATCH', '/settings', { requirePassingTests: false });
+  if (outcome.status !== 'rejected') throw new Error(`gated rejection: ${JSON.stringify(outcome)}`);
+  await record('review-persona-tests-failed-rejected', failing.handle);
 }
 
 main().then(
