@@ -57,6 +57,8 @@ test('create, validate live, submit a persona; approved through the admin API, i
   await expect(page.locator('[data-status="published"]').first()).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId('review')).toContainText('Review approved');
   await expect(page.getByTestId('review')).toContainText('Clear and on brand.');
+  // the review's test gate: this persona has no scenarios (test/review-gate.test.ts runs real suites)
+  await expect(page.getByTestId('review-tests')).toContainText('No tests');
   await expect(page.getByRole('button', { name: 'Unpublish' })).toBeVisible();
 
   await page.getByRole('link', { name: '← Personas' }).click();
