@@ -275,6 +275,11 @@ describe('agent test runs', () => {
 
   it('runs a frozen persona version when asked, its sessions pinned to it', async () => {
     await api('POST', `/personas/${personaId}/submit`);
+    // the review runs the persona's suite first (test/review-gate.test.ts); the operator decides after
+    await eventually(async () => {
+      const tests = (await api('GET', `/personas/${personaId}`)).body.persona.pendingReview?.tests;
+      return tests && tests.status !== 'running';
+    }, 60_000);
     const decided = await call(app.baseUrl, 'POST', `/api/admin/personas/${personaId}/review`, {
       token: TEST_ADMIN_TOKEN,
       body: { decision: 'approve' },
