@@ -45,6 +45,10 @@ test('write a scenario, see the API refuse a bad one on its field, run it to a v
   await signIn(page, email, `/console/personas/${personaId}?tab=tests`);
   await expect(page.getByRole('tab', { name: 'Tests', selected: true })).toBeVisible();
   await expect(page.getByText('No scenario yet')).toBeVisible();
+  // the account's gate on review submissions sits at the top of the tab
+  await expect(
+    page.getByRole('switch', { name: 'Require passing tests to submit for review' }),
+  ).not.toBeChecked();
 
   await page.getByRole('button', { name: 'New scenario' }).click();
   const dialog = page.getByRole('dialog', { name: 'New scenario' });

@@ -2,6 +2,7 @@ import { Button, Group, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../../components/ConfirmDialog';
 import { ErrorAlert, PageLoader } from '../../../components/ui';
+import { RequirePassingTestsSwitch } from '../RequirePassingTestsSwitch';
 import { RunHistory } from './RunHistory';
 import { RunResults } from './RunResults';
 import { ScenarioEditor } from './ScenarioEditor';
@@ -94,15 +95,17 @@ function Runs(props: {
 }
 
 /**
- * The persona page's Tests tab (docs/personas.md "Testing an agent"): its scenarios (written, edited,
- * deleted here), running them all or one, the run followed live with each scenario's verdicts,
- * transcript and latencies, and the history of runs.
+ * The persona page's Tests tab (docs/personas.md "Testing an agent"): the account's switch gating
+ * review submissions on passing tests; the persona's scenarios (written, edited, deleted here);
+ * running them all or one, the run followed live with each scenario's verdicts, transcript and
+ * latencies; and the history of runs.
  */
 export function TestsTab(props: { personaId: string }) {
   const [picked, setPicked] = useState<string | null>(null);
   const runs = useTestRuns(props.personaId, (run) => setPicked(run.id));
   return (
     <Stack gap="lg">
+      <RequirePassingTestsSwitch />
       <Text size="sm" c="dimmed">
         Each run drives real sessions of this persona in the test environment; mocked tools are never called.
       </Text>
