@@ -91,7 +91,10 @@ function PersonaTabs({ tabs }: { tabs: PersonaTab[] }) {
   );
 }
 
-/** The header's buttons: a test call; submit (drafts), unpublish (published), delete (unpublished). */
+/**
+ * The header's buttons: a test call; submit (drafts), unpublish (published), delete (never live: a
+ * revision of a live persona is not deleted, the API refuses it).
+ */
 function PersonaActions(props: {
   persona: Persona;
   calling: boolean;
@@ -117,7 +120,7 @@ function PersonaActions(props: {
           Unpublish
         </Button>
       ) : null}
-      {p.status !== 'published' ? (
+      {p.status !== 'published' && p.liveVersion === null ? (
         <Button variant="outline" color="red.8" onClick={props.onDelete}>
           Delete
         </Button>
@@ -167,7 +170,8 @@ export default function PersonaPage() {
         title={p.name || p.id}
         description={
           <>
-            <StatusBadge status={p.status} /> version {p.version} · updated {formatTime(p.updatedAt)}
+            <StatusBadge status={p.status} /> {p.liveVersion ? `live: version ${p.liveVersion} · ` : ''}edit #
+            {p.version} · updated {formatTime(p.updatedAt)}
             {p.publishedAt ? ` · published ${formatTime(p.publishedAt)}` : ''}
           </>
         }
