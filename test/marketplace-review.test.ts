@@ -94,6 +94,7 @@ describe('marketplace submission and review', () => {
       submittedAt: expect.any(String),
       dueBy: expect.any(String),
       overdue: false,
+      tests: null,
       workflowId: 'review-order-lookup-1.0.0',
     });
     // not in browse, not installable while pending

@@ -139,7 +139,8 @@ describe('the review gated on agent tests', () => {
     const persona = (await api('GET', `/personas/${id}`)).body.persona;
     expect(persona).toMatchObject({ status: 'submitted', review: null, pendingReview: { tests } });
     const handle = app.ctx.temporal.workflow.getHandle(`review-${id}-1`);
-    expect((await handle.query(reviewStateQuery)).status).toBe('waiting');
+    // the workflow takes decisions again a moment after it stored the summary (the API bridges that)
+    await eventually(async () => (await handle.query(reviewStateQuery)).status === 'waiting');
 
     const approved = await admin('POST', `/personas/${id}/review`, {
       decision: 'approve',

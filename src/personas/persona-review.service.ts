@@ -71,6 +71,34 @@ export async function deletePersona(ctx: Ctx, em: EntityManager, accountId: stri
   return { success: true as const, id, deletedAt: new Date().toISOString() };
 }
 
+/** How long a decision waits for a review whose tests have just ended to take it. */
+const TESTS_ENDING_WAIT_MS = 3_000;
+const TESTS_RUNNING_REFUSAL = /^The review's tests are still running/;
+
+/**
+ * Sends the decision as the review workflow's update. The review's test summary is stored (the run
+ * shown as ended) a moment before its workflow, which stored it, takes decisions again: a decision
+ * refused in that moment is sent again (every 100 ms, up to 3 s), so an operator who sees the
+ * tests ended is never told they are still running. One refused while they run is answered at once.
+ */
+async function sendDecision(ctx: Ctx, em: EntityManager, id: string, decision: OperatorDecision) {
+  const giveUpAt = Date.now() + TESTS_ENDING_WAIT_MS;
+  for (;;) {
+    try {
+      return await ctx.temporal.workflow
+        .getHandle(id)
+        .executeUpdate(decideReviewUpdate, { args: [decision] });
+    } catch (error) {
+      const testsRunning =
+        error instanceof WorkflowUpdateFailedError && TESTS_RUNNING_REFUSAL.test(error.cause?.message ?? '');
+      if (!testsRunning || Date.now() > giveUpAt) throw error;
+      const review = await em.fork().findOne(Review, { id });
+      if (!review?.tests || review.tests.status === 'running') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /**
  * POST /api/admin/personas/:id/review: the operator's decision, sent to the review workflow as a
  * Workflow Update; the workflow applies it, and the answer is the persona as it now is.
@@ -94,9 +122,7 @@ export async function decidePersonaReview(
   const decision: OperatorDecision = { decision: input.decision };
   if (input.notes) decision.notes = input.notes;
   try {
-    const outcome = await ctx.temporal.workflow
-      .getHandle(review.id)
-      .executeUpdate(decideReviewUpdate, { args: [decision] });
+    const outcome = await sendDecision(ctx, em, review.id, decision);
     if (outcome.status === 'withdrawn') throw conflict(`Persona ${persona.id} was withdrawn`);
   } catch (error) {
     if (error instanceof ApiError) throw error;
