@@ -7,6 +7,7 @@ import type {
 } from '../src/agent-tests/agent-test-types';
 import {
   completeTestRun,
+  endedTestRun,
   recordScenarioResult,
   type ScenarioResultInput,
 } from '../src/agent-tests/run-results';
@@ -59,5 +60,6 @@ export function createAgentTestActivities(deps: ActivityDeps) {
     }): Promise<JudgeGrade> => heartbeating(() => judgeTranscript(deps.config, input)),
     recordScenarioResult: (input: ScenarioResultInput) => recordScenarioResult(deps, input),
     completeTestRun: (input: { runId: string; cancelled?: boolean }) => completeTestRun(deps.orm.em, input),
+    endedTestRun: (input: { runId: string }) => endedTestRun(deps.orm.em, input),
   };
 }

@@ -1,4 +1,7 @@
+import { TestScenario } from '../src/agent-tests/agent-test.entity';
+import { newTestRun } from '../src/agent-tests/run-rows';
 import { startWorker } from '../src/app/runtime';
+import { testRunWorkflow } from '../workflows/test-run';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { type LlmRequest, startLlmDouble } from './support/llm-double';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
@@ -379,4 +382,30 @@ describe('agent test runs', () => {
       /no test scenarios/,
     );
   }, 120_000);
+
+  it('a run cancelled before its workflow began ends at once, running no scenario', async () => {
+    const id = await scenario({ name: 'never run', turns: [{ text: 'hello' }] });
+    // a run as a review's gate makes it (started by its creator, not the outbox), cancelled before it starts
+    const em = app.ctx.orm.em.fork();
+    const scenarios = await em.find(TestScenario, { id });
+    const run = newTestRun(em, {
+      accountId: dev.publisherId,
+      personaId,
+      version: null,
+      scenarios,
+      workflowStartedAt: new Date(),
+    });
+    await em.flush();
+    expect((await api('POST', `/test-runs/${run.id}/cancel`)).body.run.status).toBe('cancelled');
+    const outcome = await app.ctx.temporal.workflow.execute(testRunWorkflow, {
+      workflowId: run.id,
+      taskQueue: app.ctx.config.temporal.taskQueue,
+      args: [{ runId: run.id, accountId: dev.publisherId, personaId, scenarioIds: [id], concurrency: 4 }],
+    });
+    expect(outcome).toEqual({ status: 'cancelled', passed: 0, failed: 1 }); // a scenario not run counts as failed
+    await expect(app.ctx.temporal.workflow.getHandle(`${run.id}-${id}`).describe()).rejects.toThrow(
+      /not found/i,
+    );
+    expect((await api('GET', `/test-runs/${run.id}`)).body.run).toMatchObject({ status: 'cancelled' });
+  });
 });

@@ -68,6 +68,8 @@ const localRecords = proxyLocalActivities<Activities>({
   },
 });
 const LOCAL_RECORDS_PATCH = 'test-scenario-local-records';
+/** Since this patch a run first checks it has not ended already (cancelled before it started). */
+const CHECKS_ENDED_PATCH = 'test-run-checks-ended';
 
 /** Runs `work` on every item, at most `limit` at once, in order of the items. */
 async function inLanes<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -83,9 +85,18 @@ async function inLanes<T>(items: T[], limit: number, work: (item: T) => Promise<
  * (`<run id>-<scenario id>`), `concurrency` at a time, then the run's end recorded with
  * `test_run.completed`. Cancelling it cancels the children (their sessions end) and records
  * `cancelled`. A child that fails outright leaves its scenario without a result: it counts as failed.
+ * A run cancelled before its workflow began (a review's run, or one whose start waited for Temporal)
+ * ends at once with the outcome recorded.
  */
 export async function testRunWorkflow(input: TestRunWorkflowInput) {
   const { runId } = input;
+  if (patched(CHECKS_ENDED_PATCH)) {
+    const ended = await localRecords.endedTestRun({ runId });
+    if (ended) {
+      setCurrentDetails(`${ended.status} before it started: no scenario run`);
+      return ended;
+    }
+  }
   try {
     setCurrentDetails(`Running ${input.scenarioIds.length} scenarios, ${input.concurrency} at a time`);
     await inLanes(input.scenarioIds, input.concurrency, async (scenarioId) => {

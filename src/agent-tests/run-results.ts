@@ -50,6 +50,18 @@ export async function recordScenarioResult(
 }
 
 /**
+ * The outcome of a run that ended before its workflow began (cancelled while it waited to start),
+ * or null when it is still running: its workflow then has nothing to do.
+ */
+export async function endedTestRun(
+  em: EntityManager,
+  input: { runId: string },
+): Promise<{ status: TestRunStatus; passed: number; failed: number } | null> {
+  const run = await em.fork().findOneOrFail(TestRun, { id: input.runId });
+  return run.status === 'running' ? null : { status: run.status, passed: run.passed, failed: run.failed };
+}
+
+/**
  * Ends a running run: `cancelled`, or `passed` when every scenario passed, else `failed` (a scenario
  * without a result counts as failed), and emits `test_run.completed` in the same transaction. A run
  * that has ended already is left as it is (the API and the workflow may both end a cancelled run).

@@ -31,6 +31,8 @@ export const SCENARIOS = {
   'analyze-session-retried-completed': 'analyzeSessionWorkflow',
   /** A test run of one scenario (a child workflow), passed. */
   'test-run-passed': 'testRunWorkflow',
+  /** The same run since the `test-run-checks-ended` patch: it first checks it has not ended already. */
+  'test-run-checks-ended': 'testRunWorkflow',
   /**
    * That scenario: a session, a turn whose tool is mocked, a judge, the session's end, the result
    * (recorded before the `test-scenario-local-records` patch: its scenario read and result recorded

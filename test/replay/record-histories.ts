@@ -490,7 +490,10 @@ async function main(): Promise<void> {
     );
     if (started.body.run?.status !== 'passed') throw new Error(`test run: ${JSON.stringify(started.body)}`);
     const runId = started.body.run.id as string;
+    // the run, recorded under both names: re-record test-run-passed only once no execution from
+    // before the test-run-checks-ended patch can be replayed
     await record('test-run-passed', llmApp.ctx.temporal.workflow.getHandle(runId));
+    await record('test-run-checks-ended', llmApp.ctx.temporal.workflow.getHandle(runId));
     // the scenario's child, recorded under both names: re-record test-scenario-mocked-judged only
     // once no execution from before the local-records patch can be replayed
     const child = llmApp.ctx.temporal.workflow.getHandle(`${runId}-${scenario.id}`);
