@@ -731,4 +731,11 @@ describe('sessions without an LLM, idle timeouts and long conversations', () => 
     expect(after.status).toBe(409);
     expect(after.body.error).toMatch(/has ended/);
   });
+
+  it('a session whose row is gone ends its workflow at the idle timeout instead of retrying for ever', async () => {
+    const id = await start();
+    await app.ctx.orm.em.fork().getConnection().execute('delete from sessions where id = ?', [id]);
+    const result = await app.ctx.temporal.workflow.getHandle(id).result();
+    expect(result).toMatchObject({ turnCount: 0, durationMs: 0 });
+  });
 });

@@ -114,7 +114,9 @@ export function turnRecord(
 
 /**
  * Ends a session once: status, end time and reason, and `session.ended` (duration in ms, turn
- * count) with an id derived from the session, in one transaction. Answers the session's end.
+ * count) with an id derived from the session, in one transaction. Answers the session's end. A
+ * session whose row is gone (deleted while its workflow ran) has nothing to end: its workflow ends
+ * (no event), instead of retrying this for ever.
  */
 export async function endSession(
   ctx: CoreContext,
@@ -122,11 +124,15 @@ export async function endSession(
 ): Promise<{ endedAt: string; turnCount: number; durationMs: number }> {
   const em = ctx.orm.em.fork();
   return em.transactional(async (tem) => {
-    const session = await tem.findOneOrFail(
+    const session = await tem.findOne(
       Session,
       { id: input.sessionId },
       { lockMode: 4 /* PESSIMISTIC_WRITE */ },
     );
+    if (!session) {
+      ctx.logger.warn({ sessionId: input.sessionId }, 'session row gone; its workflow ends');
+      return { endedAt: new Date().toISOString(), turnCount: 0, durationMs: 0 };
+    }
     if (session.status === 'active') {
       const endedAt = new Date();
       tem.assign(session, { status: 'ended', endedAt, endReason: input.reason });
