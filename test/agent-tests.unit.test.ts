@@ -6,7 +6,7 @@ import {
   latenciesOf,
   verdictsOf,
 } from '../src/agent-tests/expectations';
-import { regexProblem } from '../src/agent-tests/safe-regex';
+import { regexProblem } from '../src/common/safe-regex';
 import { TEST_TURN_ROUTES } from '../src/agent-tests/scenario.schemas';
 import { TURN_ROUTES } from '../src/sessions/statuses';
 

@@ -131,6 +131,18 @@ describe('post-call analysis', () => {
       ['summary not boolean', { summary: 'yes' }],
       ['unknown dialect', { dataSchema: { $schema: 'https://example.com/meta', type: 'object' } }],
       ['bad regex', { dataSchema: { type: 'object', properties: { a: { pattern: '(' } } } }],
+      // patterns run in the shared worker on the model's answer: none that can backtrack for ever
+      ['nested quantifiers', { dataSchema: { type: 'object', properties: { a: { pattern: '^(a+)+$' } } } }],
+      ['a backreference', { dataSchema: { type: 'object', patternProperties: { '(x)\\1': {} } } }],
+      [
+        'a deep long pattern',
+        {
+          dataSchema: {
+            type: 'object',
+            properties: { a: { type: 'array', items: { type: 'string', pattern: 'x'.repeat(201) } } },
+          },
+        },
+      ],
     ];
     for (const [label, analysis] of bad) {
       const res = await createPersona(`bad-${label.replace(/ /g, '-')}`, { analysis });

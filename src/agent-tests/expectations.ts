@@ -4,7 +4,7 @@
  * graded by the model (judge.ts) and only turned into a verdict here.
  */
 import type { Expectation, JudgeGrade, TranscriptTurn, Verdict } from './agent-test-types';
-import { REGEX_TEXT_LIMIT } from './safe-regex';
+import { REGEX_TEXT_LIMIT } from '../common/safe-regex';
 
 type Check = { passed: boolean; reason: string };
 type TurnCheckable = Exclude<Expectation, { type: 'judge' }>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../http/envelope';
-import { regexProblem } from './safe-regex';
+import { regexProblem } from '../common/safe-regex';
 
 /**
  * How a turn may be answered: the session engine's routes (src/sessions/statuses.ts TURN_ROUTES;

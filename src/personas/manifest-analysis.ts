@@ -1,5 +1,6 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { z } from 'zod';
+import { REGEX_PATTERN_LIMIT, regexProblem } from '../common/safe-regex';
 
 /** The most a `dataSchema` may weigh as JSON: it goes into every analysis prompt. */
 export const DATA_SCHEMA_MAX_BYTES = 8 * 1024;
@@ -46,6 +47,31 @@ export function schemaErrorLines(errors: ErrorObject[] | null | undefined, base 
   return (errors ?? []).slice(0, 20).map((e) => `${base}${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
 }
 
+/**
+ * The `pattern`s and `patternProperties` keys anywhere in `node` that the worker should not run on
+ * a model's answer (src/common/safe-regex.ts: star height at most 1, no backreferences, at most
+ * REGEX_PATTERN_LIMIT characters; ajv runs them with the `u` flag), as `"<path>: <problem>"`.
+ */
+function unsafePatterns(node: unknown, path: string): string[] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => unsafePatterns(item, `${path}/${i}`));
+  if (!node || typeof node !== 'object') return [];
+  const problems: string[] = [];
+  const check = (pattern: string, where: string) => {
+    const problem =
+      pattern.length > REGEX_PATTERN_LIMIT
+        ? `must be at most ${REGEX_PATTERN_LIMIT} characters`
+        : regexProblem(pattern, 'u');
+    if (problem) problems.push(`${where}: ${problem}`);
+  };
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof value === 'string') check(value, `${path}/pattern`);
+    if (key === 'patternProperties' && value && typeof value === 'object')
+      for (const name of Object.keys(value)) check(name, `${path}/patternProperties/${name}`);
+    problems.push(...unsafePatterns(value, `${path}/${key}`));
+  }
+  return problems;
+}
+
 /** The one JSON Schema dialect a data schema may name. */
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -57,6 +83,8 @@ export function dataSchemaProblems(schema: Record<string, unknown>): string[] {
     return ['must describe an object (`"type": "object"`): the fields to extract'];
   if (schema.$schema !== undefined && schema.$schema !== DRAFT_2020_12)
     return [`$schema: must be ${DRAFT_2020_12} (or left out)`];
+  const unsafe = unsafePatterns(schema, '');
+  if (unsafe.length) return unsafe;
   try {
     if (!ajv.validateSchema(schema)) return schemaErrorLines(ajv.errors, 'is not a JSON Schema: ');
     dataSchemaValidator(schema);

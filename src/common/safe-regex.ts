@@ -1,6 +1,7 @@
 /**
- * The bound on `replyMatches` patterns (docs/personas.md "Testing an agent"): JavaScript's regex
- * engine backtracks, so a pattern like `(a+)+$` can take exponential time on a crafted reply. Rather
+ * The bound on the patterns tenants write (`replyMatches` expectations, `pattern` in an analysis
+ * data schema; docs/personas.md): JavaScript's regex engine backtracks, so a pattern like `(a+)+$`
+ * can take exponential time on a crafted reply. Rather
  * than a timeout, a pattern is refused at write time unless it has star height at most 1 (the check
  * safe-regex makes): no quantified group may contain a quantifier or an alternation, and no
  * backreferences. With the pattern capped at 200 characters and the text at REGEX_TEXT_LIMIT, what
@@ -9,6 +10,8 @@
 
 /** A reply is matched on at most this many characters. */
 export const REGEX_TEXT_LIMIT = 10_000;
+/** The longest pattern accepted. */
+export const REGEX_PATTERN_LIMIT = 200;
 
 interface Group {
   /** The group holds a quantifier or an alternation: quantifying it again could backtrack exponentially. */
