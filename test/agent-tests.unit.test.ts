@@ -6,8 +6,8 @@ import {
   latenciesOf,
   verdictsOf,
 } from '../src/agent-tests/expectations';
-import { regexProblem } from '../src/common/safe-regex';
 import { TEST_TURN_ROUTES } from '../src/agent-tests/scenario.schemas';
+import { regexProblem } from '../src/common/safe-regex';
 import { TURN_ROUTES } from '../src/sessions/statuses';
 
 const turn = (over: Partial<TranscriptTurn> = {}): TranscriptTurn => ({

@@ -3,8 +3,9 @@
  * expectation and what the session engine recorded to a verdict with its reason. A `judge` is
  * graded by the model (judge.ts) and only turned into a verdict here.
  */
-import type { Expectation, JudgeGrade, TranscriptTurn, Verdict } from './agent-test-types';
+
 import { REGEX_TEXT_LIMIT } from '../common/safe-regex';
+import type { Expectation, JudgeGrade, TranscriptTurn, Verdict } from './agent-test-types';
 
 type Check = { passed: boolean; reason: string };
 type TurnCheckable = Exclude<Expectation, { type: 'judge' }>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { timestamp } from '../http/envelope';
 import { regexProblem } from '../common/safe-regex';
+import { timestamp } from '../http/envelope';
 
 /**
  * How a turn may be answered: the session engine's routes (src/sessions/statuses.ts TURN_ROUTES;
