@@ -194,7 +194,8 @@ describe('the review gated on agent tests', () => {
       const decided = await admin('POST', `/personas/${id}/review`, { decision: 'reject', notes: 'Not yet' });
       expect(decided.body.persona).toMatchObject({ status: 'rejected', review: { notes: 'Not yet' } });
 
-      llm.script(() => ({ content: REPLY, delayMs: 3_000 }));
+      // slow enough that the cancel below lands while the scenario's turn waits for the model, even on a busy machine
+      llm.script(() => ({ content: REPLY, delayMs: 10_000 }));
       const slow = await submitted('gate-on-cancelled', [passing]);
       const running = await eventually(async () => (await adminReview(slow))?.tests ?? undefined);
       // cancelled once the review has started it as its child
