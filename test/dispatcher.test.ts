@@ -31,6 +31,44 @@ describe('event dispatcher passes', () => {
     await db?.drop();
   });
 
+  it('marks the events no handler wants in one statement, and fans out only the wanted ones', async () => {
+    const seen: string[] = [];
+    const ended: OutboxHandler = {
+      name: 'ended',
+      wantsEventSql: `e.type = 'session.ended'`,
+      async onEvents(_trx, ids) {
+        seen.push(...ids);
+        return 0;
+      },
+    };
+    const dispatcher = new EventDispatcher({
+      knex,
+      temporal: {} as TemporalClient,
+      config: {} as Config,
+      logger: createLogger('silent'),
+      handlers: [ended],
+    });
+    await dispatcher.dispatchOnce();
+    for (const [id, type] of [
+      ['evt_wants_1', 'tool.called'],
+      ['evt_wants_2', 'session.ended'],
+      ['evt_wants_3', 'tool.completed'],
+    ]) {
+      await knex.raw(
+        `insert into events (id, account_id, environment, type, payload, created_at)
+         values (?, 'acct_dispatch', 'test', ?, '{}', now())`,
+        [id, type],
+      );
+    }
+    expect(await dispatcher.dispatchOnce()).toBe(3);
+    expect(seen).toEqual(['evt_wants_2']);
+    const { rows } = await knex.raw(
+      `select count(*)::int as n from events where id like 'evt_wants_%' and dispatched_at is not null`,
+    );
+    expect(rows[0].n).toBe(3);
+    expect(await dispatcher.dispatchOnce()).toBe(0);
+  });
+
   it('starts what a fan-out wrote at once and sweeps every handler on the poll interval', async () => {
     const seen: string[] = [];
     const calls = { writerStarts: 0, recoveryStarts: 0 };

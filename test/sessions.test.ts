@@ -373,6 +373,34 @@ describe('voice sessions', () => {
     });
     expect(unknown.action).toMatchObject({ success: false, error: TOOL_OUTCOME_UNKNOWN });
     expect(mcp.calls.length).toBe(toolCalls);
+
+    // a test session's mocks: sent with the round as its turn loaded them, or looked up when a round
+    // came without them; a mocked call runs nothing
+    await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute(`insert into session_tool_mocks (session_id, mocks) values (?, ?::jsonb)`, [
+        id,
+        JSON.stringify({ orders__lookup_order: { status: 'looked up' } }),
+      ]);
+    const mockedCall = (callId: string, mock?: { result: unknown } | null) =>
+      runAgentToolOnce(app.ctx, {
+        sessionId: id,
+        turnId: 'mocked',
+        call: { id: callId, type: 'function', function: { name: 'orders__lookup_order', arguments: '{}' } },
+        tool: null,
+        owner: { accountId: dev.publisherId, environment: 'test' },
+        caller: { userId: 'caller-tools', tier: 'free' },
+        ...(mock !== undefined ? { mock } : {}),
+      });
+    expect((await mockedCall('m1', { result: { status: 'sent' } })).action).toMatchObject({
+      toolId: 'mock',
+      success: true,
+      result: { status: 'sent' },
+    });
+    expect((await mockedCall('m2')).action).toMatchObject({ toolId: 'mock', result: { status: 'looked up' } });
+    expect((await mockedCall('m3', null)).action).toMatchObject({ success: false, toolId: 'unknown' });
+    expect(mcp.calls.length).toBe(toolCalls);
   });
 
   it('several rounds of tool calls (at most 3 completions), failures reported to the model', async () => {

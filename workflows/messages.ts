@@ -25,7 +25,7 @@ export type TurnInput = Omit<TurnRecord, 'index'> & {
 /** The tool calls of one model round, for the session's workflow to run (each at most once). */
 export interface ToolRoundInput {
   turnId: string;
-  calls: Pick<AgentToolCall, 'call' | 'tool'>[];
+  calls: Pick<AgentToolCall, 'call' | 'tool' | 'mock'>[];
   owner: AgentToolCall['owner'];
   caller: AgentToolCall['caller'];
 }

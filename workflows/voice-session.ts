@@ -76,7 +76,7 @@ async function runVoiceCommand({ plan }: CommandInput): Promise<CommandRun> {
 /** Runs one model round's tool calls, in order (docs/sessions.md "Tool calls"). */
 async function runToolRound(sessionId: string, round: ToolRoundInput): Promise<AgentToolOutcome[]> {
   const outcomes: AgentToolOutcome[] = [];
-  for (const { call, tool } of round.calls) {
+  for (const { call, tool, mock } of round.calls) {
     setCurrentDetails(`Tool: ${call.function.name}`);
     outcomes.push(
       await runAgentTool({
@@ -84,6 +84,8 @@ async function runToolRound(sessionId: string, round: ToolRoundInput): Promise<A
         turnId: round.turnId,
         call,
         tool,
+        // a field of the activity's input only: no command changes, so no patch
+        ...(mock !== undefined ? { mock } : {}),
         owner: round.owner,
         caller: round.caller,
       }),

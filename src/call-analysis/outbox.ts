@@ -32,6 +32,7 @@ interface UnstartedAnalysis {
 export function createAnalysisOutboxHandler({ temporal, config }: OutboxDeps): OutboxHandler {
   return {
     name: 'call-analysis',
+    wantsEventSql: `e.type = 'session.ended'`,
 
     async onEvents(trx, eventIds) {
       const { rows } = await trx.raw<{ rows: EndedSession[] }>(

@@ -169,10 +169,39 @@ export class EventDispatcher {
 
   /**
    * Step 1: claimed events → every handler's pending rows, in one transaction. The claim marks the
-   * events dispatched in the same statement (the transaction makes both or neither). Answers how many
-   * events moved and which handlers wrote rows.
+   * events dispatched in the same statement (the transaction makes both or neither). Events that no
+   * handler wants are marked first, in one statement without a transaction. Answers how many events
+   * moved and which handlers wrote rows.
    */
   private async fanOut(): Promise<{ events: number; wrote: Set<OutboxHandler> }> {
+    const { marked, wanted } = await this.markUnwanted();
+    if (wanted === 0) return { events: marked, wrote: new Set() };
+    const claimed = await this.claimAndFanOut();
+    return { ...claimed, events: claimed.events + marked };
+  }
+
+  /**
+   * The events of the next batch that no handler wants (`wantsEventSql`), marked dispatched in one
+   * statement; answers how many it marked and how many of the batch some handler wants.
+   */
+  private async markUnwanted(): Promise<{ marked: number; wanted: number }> {
+    const conditions = this.handlers.filter((h) => h.onEvents).map((h) => h.wantsEventSql ?? 'true');
+    const wants = conditions.length ? conditions.map((c) => `(${c})`).join(' or ') : 'false';
+    const { rows } = await this.deps.knex.raw<{ rows: { marked: number; wanted: number }[] }>(
+      `with batch as (
+         select e.id, ${wants} as wanted from events e
+          where e.dispatched_at is null order by e.created_at limit ? for update skip locked
+       ), marked as (
+         update events set dispatched_at = now() where id in (select id from batch where not wanted) returning id
+       )
+       select (select count(*) from marked)::int as marked, (select count(*) from batch where wanted)::int as wanted`,
+      [BATCH],
+    );
+    return rows[0];
+  }
+
+  /** The claim transaction: claimed events → every handler's pending rows (see fanOut). */
+  private async claimAndFanOut(): Promise<{ events: number; wrote: Set<OutboxHandler> }> {
     return this.deps.knex.transaction(async (trx) => {
       const wrote = new Set<OutboxHandler>();
       const { rows: events } = await trx.raw<{ rows: EventRow[] }>(

@@ -41,6 +41,12 @@ export interface OutboxHandler {
   readonly name: string;
   /** Answers how many rows it wrote: their start pass runs right after (others wait for a sweep). */
   onEvents?(trx: Knex.Transaction, eventIds: string[]): Promise<number>;
+  /**
+   * With `onEvents`: a SQL condition on the event row `e` that holds for every event `onEvents` would
+   * write rows for (it may hold for more). Events no handler's condition holds for are marked
+   * dispatched in one statement, without the claim transaction (most of a voice turn's events).
+   */
+  readonly wantsEventSql?: string;
   startPending?(startClaimed: StartClaimed): Promise<number>;
 }
 

@@ -1,4 +1,4 @@
-export { agentServersQuery } from './agent-servers';
+export { agentServersQuery, mcpServerForCall } from './agent-servers';
 export {
   describeMcpFailure,
   isAnswerTooLarge,

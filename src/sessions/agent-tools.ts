@@ -15,7 +15,7 @@ import {
 import type { AgentTool, ChatToolCall } from './agent-context';
 import { finishKeptCall, type KeptCall, type KeptCallKey, startKeptCall } from './kept-tool-calls';
 import type { Session, TurnAction } from './session.entity';
-import { mockedToolOutcome } from './tool-mocks';
+import { type CallMock, mockedToolOutcome } from './tool-mocks';
 import type { AgentToolOutcome } from './turn-types';
 
 /** Who is speaking, for the marketplace tools they installed (metered against their quota). */
@@ -43,6 +43,8 @@ export interface AgentToolCall {
   tool: AgentTool | null;
   owner: Owner;
   caller: Caller;
+  /** A test session's mock of the call, as its turn loaded them (absent: looked up when run). */
+  mock?: CallMock;
 }
 
 export type { AgentToolOutcome } from './turn-types';

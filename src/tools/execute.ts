@@ -2,7 +2,7 @@ import type { CoreContext } from '../common/context';
 import { newId } from '../common/ids';
 import type { Owner } from '../common/owner';
 import { validationFailed } from '../http/errors';
-import { McpError, McpServer, pooledMcpClient } from '../mcp';
+import { McpError, mcpServerForCall, pooledMcpClient } from '../mcp';
 import { accessTokenFor } from '../oauth';
 import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { OutboundError, sendOutbound } from '../outbound/http';
@@ -158,11 +158,7 @@ export async function prepareMcpCall(
   call: { serverId: string; toolName: string; arguments: Record<string, unknown>; timeoutMs?: number },
 ): Promise<() => Promise<Outcome>> {
   const em = ctx.orm.em.fork();
-  const server = await em.findOne(McpServer, {
-    id: call.serverId,
-    account: owner.accountId,
-    environment: owner.environment,
-  });
+  const server = await mcpServerForCall(em.getConnection().getKnex(), owner, call.serverId);
   if (!server) {
     return async () => ({ success: false, error: `MCP server ${call.serverId} no longer exists` });
   }

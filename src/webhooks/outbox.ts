@@ -49,6 +49,9 @@ interface UnstartedDelivery {
 export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): OutboxHandler {
   return {
     name: 'webhooks',
+    // matchingWebhooks' rule without its persona test (a superset)
+    wantsEventSql: `exists (select 1 from webhooks w where w.account_id = e.account_id
+      and w.environment = e.environment and w.enabled and e.type = any(w.events))`,
 
     async onEvents(trx, eventIds) {
       const matches = await matchingWebhooks(trx, eventIds);

@@ -273,6 +273,7 @@ async function answerWithModel(ctx: AppContext, turn: TurnRequest, loaded: TurnS
         tools: context.tools,
         owner: ownerOf(session),
         caller: callerOf(session),
+        mocks: loaded.toolMocks,
         thinkingSounds: manifest.behaviors?.thinking_sounds,
       },
     );

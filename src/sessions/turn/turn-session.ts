@@ -5,6 +5,7 @@ import { conflict } from '../../http/errors';
 import { type PersonaManifest, sessionManifestSql } from '../../personas';
 import { type VoiceCommandWorkflow, voiceCommandsOf, voiceCommandWorkflowsJson } from '../../voice-workflows';
 import type { SessionRef } from '../agent-context';
+import { TOOL_MOCKS_SQL } from '../tool-mocks';
 import { CLAIM_ACTIVE_SESSION_SQL } from '../turn-claims';
 
 /**
@@ -14,7 +15,8 @@ import { CLAIM_ACTIVE_SESSION_SQL } from '../turn-claims';
  */
 const SESSION_COLUMNS = `s.id, s.account_id, s.environment, s.persona_id, s.persona_version, s.user_id, s.status, s.metadata,
           ${sessionManifestSql('s.persona_id', 's.persona_version')} as persona_manifest,
-          ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows`;
+          ${voiceCommandWorkflowsJson('s.account_id', 's.environment')} as voice_command_workflows,
+          ${TOOL_MOCKS_SQL} as tool_mocks`;
 const LOAD_SESSION_SQL = `select ${SESSION_COLUMNS} from sessions s where s.id = ?`;
 
 export async function loadTurnSession(ctx: AppContext, sessionId: string): Promise<TurnSession> {
@@ -63,6 +65,7 @@ function turnSessionOf(em: EntityManager, row: Record<string, unknown>) {
     session,
     manifest: (row.persona_manifest ?? {}) as PersonaManifest,
     commands: voiceCommandsOf(row.voice_command_workflows as VoiceCommandWorkflow[]),
+    toolMocks: (row.tool_mocks ?? null) as Record<string, unknown> | null,
   };
 }
 
@@ -71,4 +74,6 @@ export interface TurnSession {
   session: SessionRef;
   manifest: PersonaManifest;
   commands: ReturnType<typeof voiceCommandsOf>;
+  /** A test session's tool mocks (tool name → result), or null (src/sessions/tool-mocks.ts). */
+  toolMocks: Record<string, unknown> | null;
 }

@@ -2,6 +2,7 @@ import type { AppContext } from '../../common/context';
 import type { Owner } from '../../common/owner';
 import type { AgentTool, ChatToolCall } from '../agent-context';
 import type { AgentToolOutcome, Caller } from '../agent-tools';
+import { mockOf } from '../tool-mocks';
 import type { TurnListener } from './turn-listener';
 import { runToolsInWorkflow } from './turn-store';
 
@@ -32,6 +33,8 @@ export async function runToolRound(
     tools: AgentTool[];
     owner: Owner;
     caller: Caller;
+    /** The session's tool mocks (a test session's), as its turn loaded them. */
+    mocks: Record<string, unknown> | null;
     thinkingSounds?: string[];
   },
 ): Promise<AgentToolOutcome[]> {
@@ -46,6 +49,7 @@ export async function runToolRound(
       calls: round.calls.map((call) => ({
         call,
         tool: round.tools.find((t) => t.name === call.function.name) ?? null,
+        mock: mockOf(round.mocks, call),
       })),
       owner: round.owner,
       caller: round.caller,
