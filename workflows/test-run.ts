@@ -68,6 +68,25 @@ const localRecords = proxyLocalActivities<Activities>({
   },
 });
 const LOCAL_RECORDS_PATCH = 'test-scenario-local-records';
+
+/**
+ * The session steps as local activities, with the same retries: a scenario's start, turns and end
+ * run one after another inside its workflow tasks, sparing an activity task and a workflow task each
+ * (bench:evals). A worker that dies under one is noticed by its workflow task's timeout (10 s), as a
+ * heartbeat timeout noticed it, and the step runs again (each is idempotent). Executions started
+ * before this patch keep the activities above.
+ */
+const localSession = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '4 minutes',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 12,
+  },
+});
+const LOCAL_STEPS_PATCH = 'test-scenario-local-steps';
 /** Since this patch a run first checks it has not ended already (cancelled before it started). */
 const CHECKS_ENDED_PATCH = 'test-run-checks-ended';
 
@@ -97,6 +116,9 @@ export async function testRunWorkflow(input: TestRunWorkflowInput) {
       return ended;
     }
   }
+  // a scenario running local steps holds its workflow task while they run, and hears a cancellation
+  // when that task is heartbeaten (at 80% of its timeout): 4 s makes that within about 3 s
+  const childTask = patched(LOCAL_STEPS_PATCH) ? { workflowTaskTimeout: '4 seconds' } : {};
   try {
     setCurrentDetails(`Running ${input.scenarioIds.length} scenarios, ${input.concurrency} at a time`);
     await inLanes(input.scenarioIds, input.concurrency, async (scenarioId) => {
@@ -107,7 +129,11 @@ export async function testRunWorkflow(input: TestRunWorkflowInput) {
         scenarioId,
       };
       try {
-        await executeChild(testScenarioWorkflow, { workflowId: `${runId}-${scenarioId}`, args: [child] });
+        await executeChild(testScenarioWorkflow, {
+          workflowId: `${runId}-${scenarioId}`,
+          args: [child],
+          ...childTask,
+        });
       } catch (error) {
         if (isCancellation(error)) throw error;
         log.warn('a scenario failed outright; it counts as failed', { scenarioId, error: String(error) });
@@ -133,16 +159,17 @@ export async function testScenarioWorkflow(input: TestScenarioWorkflowInput) {
   const { runId, scenarioId, accountId } = input;
   const store = patched(LOCAL_RECORDS_PATCH) ? localRecords : records;
   const { definition, personaVersion } = await store.loadTestScenario({ runId, scenarioId });
+  const steps = patched(LOCAL_STEPS_PATCH) ? localSession : session;
   const transcript: TranscriptTurn[] = [];
   const grades: Record<number, JudgeGrade> = {};
   let sessionId: string | null = null;
   let error: string | null = null;
   try {
-    const started = await session.startTestSession({ ...input, personaVersion, mocks: definition.mocks });
+    const started = await steps.startTestSession({ ...input, personaVersion, mocks: definition.mocks });
     sessionId = started.sessionId;
     const say = async (text: string) => {
       const index = transcript.length + 1;
-      transcript.push(await session.takeTestTurn({ accountId, sessionId: started.sessionId, index, text }));
+      transcript.push(await steps.takeTestTurn({ accountId, sessionId: started.sessionId, index, text }));
     };
     if (definition.turns) {
       for (const turn of definition.turns) await say(turn.text);
@@ -164,22 +191,22 @@ export async function testScenarioWorkflow(input: TestScenarioWorkflowInput) {
     }
   } catch (failure) {
     if (isCancellation(failure)) {
-      await endQuietly(accountId, sessionId);
+      await endQuietly(steps, accountId, sessionId);
       throw failure;
     }
     const cause = failure instanceof Error && failure.cause instanceof Error ? failure.cause : failure;
     error = cause instanceof Error ? cause.message : String(cause);
   }
-  await endQuietly(accountId, sessionId);
+  await endQuietly(steps, accountId, sessionId);
   return store.recordScenarioResult({ runId, scenarioId, sessionId, transcript, grades, error });
 }
 
 /** Ends the scenario's session, even while the scenario is being cancelled. */
-async function endQuietly(accountId: string, sessionId: string | null): Promise<void> {
+async function endQuietly(steps: typeof session, accountId: string, sessionId: string | null): Promise<void> {
   if (!sessionId) return;
   await CancellationScope.nonCancellable(async () => {
     try {
-      await session.endTestSession({ accountId, sessionId });
+      await steps.endTestSession({ accountId, sessionId });
     } catch (failure) {
       log.warn('the test session could not be ended; its idle timeout will', {
         sessionId,

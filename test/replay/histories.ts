@@ -41,6 +41,10 @@ export const SCENARIOS = {
   'test-scenario-mocked-judged': 'testScenarioWorkflow',
   /** The same scenario since that patch: read and recorded as local activities. */
   'test-scenario-local-records': 'testScenarioWorkflow',
+  /** The run since the `test-scenario-local-steps` patch: its children get a 4 s workflow task timeout. */
+  'test-run-local-steps': 'testRunWorkflow',
+  /** The scenario since that patch: its session's start, turn and end as local activities. */
+  'test-scenario-local-steps': 'testScenarioWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

@@ -494,11 +494,13 @@ async function main(): Promise<void> {
     // before the test-run-checks-ended patch can be replayed
     await record('test-run-passed', llmApp.ctx.temporal.workflow.getHandle(runId));
     await record('test-run-checks-ended', llmApp.ctx.temporal.workflow.getHandle(runId));
+    await record('test-run-local-steps', llmApp.ctx.temporal.workflow.getHandle(runId));
     // the scenario's child, recorded under both names: re-record test-scenario-mocked-judged only
     // once no execution from before the local-records patch can be replayed
     const child = llmApp.ctx.temporal.workflow.getHandle(`${runId}-${scenario.id}`);
     await record('test-scenario-mocked-judged', child);
     await record('test-scenario-local-records', child);
+    await record('test-scenario-local-steps', child);
     await recordGatedReviews(llmApp, await signDevToken(llmApp.dataDir, dev.email), record);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
