@@ -398,7 +398,10 @@ describe('voice sessions', () => {
       success: true,
       result: { status: 'sent' },
     });
-    expect((await mockedCall('m2')).action).toMatchObject({ toolId: 'mock', result: { status: 'looked up' } });
+    expect((await mockedCall('m2')).action).toMatchObject({
+      toolId: 'mock',
+      result: { status: 'looked up' },
+    });
     expect((await mockedCall('m3', null)).action).toMatchObject({ success: false, toolId: 'unknown' });
     expect(mcp.calls.length).toBe(toolCalls);
   });
