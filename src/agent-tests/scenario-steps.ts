@@ -38,13 +38,16 @@ export async function startTestSession(
     metadata: { testRunId: input.runId, scenarioId: input.scenarioId },
     recording: false,
   });
-  await em
-    .getConnection()
-    .getKnex()
-    .raw(
-      'insert into session_tool_mocks (session_id, mocks) values (?, ?::jsonb) on conflict (session_id) do nothing',
-      [session.id, JSON.stringify(input.mocks ?? {})],
-    );
+  // no mocks, no row: a session without one has nothing mocked
+  if (input.mocks && Object.keys(input.mocks).length > 0) {
+    await em
+      .getConnection()
+      .getKnex()
+      .raw(
+        'insert into session_tool_mocks (session_id, mocks) values (?, ?::jsonb) on conflict (session_id) do nothing',
+        [session.id, JSON.stringify(input.mocks)],
+      );
+  }
   return { sessionId: session.id, greeting: session.greeting };
 }
 
