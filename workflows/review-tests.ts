@@ -9,17 +9,12 @@ import type { Activities } from '../activities';
 import type { ReviewOutcome } from '../src/reviews/review-types';
 import { AccountIdKey, PersonaIdKey } from '../src/temporal/search-attributes';
 import type { BeforeOperator } from './operator-review';
-import { testRunWorkflow } from './test-run';
+import { DATABASE_STEP_RETRY, testRunWorkflow } from './test-run';
 
 /** The gate's steps only touch the database, and are safe to repeat. */
 const records = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 20,
-  },
+  retry: DATABASE_STEP_RETRY,
 });
 
 /**

@@ -41,15 +41,18 @@ const model = proxyActivities<Activities>({
     maximumAttempts: 5,
   },
 });
+/** Steps that only touch the database: safe to repeat, retried while it does not answer. */
+export const DATABASE_STEP_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 20,
+} as const;
+
 /** Recording: only the database can fail it, and it is safe to repeat. */
 const records = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 20,
-  },
+  retry: DATABASE_STEP_RETRY,
 });
 
 /**
@@ -60,12 +63,7 @@ const records = proxyActivities<Activities>({
 const localRecords = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   localRetryThreshold: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 20,
-  },
+  retry: DATABASE_STEP_RETRY,
 });
 const LOCAL_RECORDS_PATCH = 'test-scenario-local-records';
 
