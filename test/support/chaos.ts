@@ -31,6 +31,8 @@ export interface ChaosRig {
   temporalAddress: string;
   /** Stops the Temporal server and starts it again on the same port and file; answers seconds down. */
   restartTemporal(): Promise<number>;
+  /** The API's logged errors (JSON lines), to explain an unexpected answer. */
+  loggedErrors(): string[];
   close(): Promise<void>;
 }
 
@@ -60,7 +62,12 @@ export async function startChaosRig(opts: {
   process.env.VP_TEST_DATABASE_URL ??= db.url;
   process.env.VP_TEST_TEMPORAL_ADDRESS ??= temporal.address;
   process.env.VP_TEST_TASK_QUEUE ??= env.TEMPORAL_TASK_QUEUE;
-  const app = await startTestApp(env);
+  // the API's errors are kept, so that an unexpected 500 names its cause
+  const loggedErrors: string[] = [];
+  const app = await startTestApp(
+    { ...env, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error' },
+    { logDestination: { write: (line: string) => void loggedErrors.push(line) } },
+  );
   const receivers = await ChaosReceivers.start(opts.webhooks);
   const workerEnv = workerProcessEnv(env, opts.label);
   const workers = startWorkerProcesses(opts.workers, workerEnv, { compiled: opts.compiledWorkers });
@@ -95,6 +102,7 @@ export async function startChaosRig(opts: {
       databaseUrl: db.url,
       temporalAddress: temporal.address,
       restartTemporal: temporal.restart,
+      loggedErrors: () => loggedErrors,
       close,
     };
   } catch (error) {
@@ -225,7 +233,8 @@ export async function runChaos(
 /**
  * The producer: `plan.events` triggers (`tool.called`, to every webhook), paced at `plan.rate`, at
  * most `plan.concurrency` at once. An answer other than 201 (a 503 while the database is down) is
- * retried as a client would, after its Retry-After; only a 201 counts as acknowledged.
+ * retried as a client would, after its Retry-After; only a 201 counts as acknowledged. The first
+ * lane to fail stops the others (they would otherwise retry for ever and keep jest from exiting).
  */
 async function produce(
   rig: ChaosRig,
@@ -235,11 +244,12 @@ async function produce(
   state: { refusedAnswers: number },
 ): Promise<void> {
   let next = 0;
+  let failed = false;
   const lane = async () => {
-    for (let i = next++; i < plan.events; i = next++) {
+    for (let i = next++; i < plan.events && !failed; i = next++) {
       const due = startedAt + (plan.rate > 0 ? (i * 1000) / plan.rate : 0);
       if (due > performance.now()) await sleep(due - performance.now());
-      for (;;) {
+      while (!failed) {
         const res = await call(rig.app.baseUrl, 'POST', '/api/v2/developers/events/trigger', {
           token: rig.dev.testKey,
           body: { type: 'tool.called' },
@@ -249,7 +259,13 @@ async function produce(
           break;
         }
         state.refusedAnswers++;
-        if (res.status !== 503 && res.status !== 0) throw new Error(`trigger: ${JSON.stringify(res.body)}`);
+        if (res.status !== 503 && res.status !== 0) {
+          failed = true;
+          const logged = rig
+            .loggedErrors()
+            .filter((line) => line.includes(res.body?.error?.match?.(/req_\w+/)?.[0] ?? '\0'));
+          throw new Error(`trigger: ${res.status} ${JSON.stringify(res.body)}\n${logged.join('\n')}`);
+        }
         const retryAfter = Number(res.headers.get('retry-after') ?? 1);
         await sleep(Math.min(Number.isFinite(retryAfter) ? retryAfter : 1, 5) * 1000);
       }
