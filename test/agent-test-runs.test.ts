@@ -1,4 +1,5 @@
 import { TestScenario } from '../src/agent-tests/agent-test.entity';
+import { recordScenarioResult } from '../src/agent-tests/run-results';
 import { newTestRun } from '../src/agent-tests/run-rows';
 import { startWorker } from '../src/app/runtime';
 import { testRunWorkflow } from '../workflows/test-run';
@@ -274,6 +275,21 @@ describe('agent test runs', () => {
     expect(JSON.parse(events[0].payload).data).toMatchObject({ status: 'cancelled', total: 1 });
     // cancelling again answers the run as it is
     expect((await api('POST', `/test-runs/${run.id}/cancel`)).body.run.status).toBe('cancelled');
+    // a scenario that ends after its run was cancelled (it hears of the cancel late) keeps no result
+    const late = await recordScenarioResult(app.ctx, {
+      runId: run.id,
+      scenarioId: id,
+      sessionId: sessions.body.data[0].id,
+      transcript: [],
+      grades: {},
+      error: null,
+    });
+    expect(late).toMatchObject({ scenarioId: id, status: 'passed' });
+    const kept = await app.ctx.orm.em
+      .fork()
+      .getConnection()
+      .execute('select count(*)::int as n from test_run_results where run_id = ?', [run.id]);
+    expect(kept[0].n).toBe(0);
   }, 120_000);
 
   it('runs a frozen persona version when asked, its sessions pinned to it', async () => {

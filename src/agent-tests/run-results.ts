@@ -23,7 +23,12 @@ export interface ScenarioResultInput {
   error: string | null;
 }
 
-/** Evaluates the scenario's expectations and stores its result once; answers the result stored. */
+/**
+ * Evaluates the scenario's expectations and stores its result once, while its run is running;
+ * answers the result stored. A run that has ended (cancelled while the scenario still ran: a
+ * scenario hears of the cancel only at its next workflow task) keeps no result that comes after
+ * it, so the scenario counts as not run to its end; the evaluation is answered all the same.
+ */
 export async function recordScenarioResult(
   ctx: Pick<CoreContext, 'orm'>,
   input: ScenarioResultInput,
@@ -42,11 +47,26 @@ export async function recordScenarioResult(
   };
   const knex = ctx.orm.em.getConnection().getKnex();
   const { rows } = await knex.raw<{ rows: { outcome: ScenarioOutcome }[] }>(
-    `insert into test_run_results (run_id, scenario_id, session_id, outcome, created_at) values (?, ?, ?, ?::jsonb, now())
-       on conflict (run_id, scenario_id) do update set run_id = excluded.run_id returning outcome`,
-    [input.runId, input.scenarioId, input.sessionId, JSON.stringify(outcome)],
+    `with stored as (
+       insert into test_run_results (run_id, scenario_id, session_id, outcome, created_at)
+       select ?, ?, ?, ?::jsonb, now() where exists (select 1 from test_runs where id = ? and status = 'running')
+       on conflict (run_id, scenario_id) do update set run_id = excluded.run_id returning outcome
+     )
+     select outcome from stored
+     union all
+     select outcome from test_run_results
+      where run_id = ? and scenario_id = ? and not exists (select 1 from stored)`,
+    [
+      input.runId,
+      input.scenarioId,
+      input.sessionId,
+      JSON.stringify(outcome),
+      input.runId,
+      input.runId,
+      input.scenarioId,
+    ],
   );
-  return rows[0].outcome;
+  return rows[0]?.outcome ?? outcome;
 }
 
 /**
