@@ -31,6 +31,17 @@ describe('event dispatcher passes', () => {
     await db?.drop();
   });
 
+  /** A dispatcher of `handlers` on this suite's database (listening for notifications with `listenUrl`). */
+  const dispatcherOf = (handlers: OutboxHandler[], listenUrl?: string) =>
+    new EventDispatcher({
+      knex,
+      temporal: {} as TemporalClient,
+      config: {} as Config,
+      logger: createLogger('silent'),
+      listenUrl,
+      handlers,
+    });
+
   it('marks the events no handler wants in one statement, and fans out only the wanted ones', async () => {
     const seen: string[] = [];
     const ended: OutboxHandler = {
@@ -41,13 +52,7 @@ describe('event dispatcher passes', () => {
         return 0;
       },
     };
-    const dispatcher = new EventDispatcher({
-      knex,
-      temporal: {} as TemporalClient,
-      config: {} as Config,
-      logger: createLogger('silent'),
-      handlers: [ended],
-    });
+    const dispatcher = dispatcherOf([ended]);
     await dispatcher.dispatchOnce();
     for (const [id, type] of [
       ['evt_wants_1', 'tool.called'],
@@ -90,14 +95,7 @@ describe('event dispatcher passes', () => {
         return 0;
       },
     };
-    const dispatcher = new EventDispatcher({
-      knex,
-      temporal: {} as TemporalClient,
-      config: {} as Config,
-      logger: createLogger('silent'),
-      listenUrl: db.url,
-      handlers: [writer, recovery],
-    });
+    const dispatcher = dispatcherOf([writer, recovery], db.url);
     dispatcher.start();
     try {
       await sleep(300); // the first pass (a sweep) and LISTEN

@@ -16,6 +16,14 @@ import type {
   TranscriptTurn,
 } from '../src/agent-tests/agent-test-types';
 
+/** Session steps (as activities or local activities): retried while the engine is busy. */
+const SESSION_STEP_RETRY = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts: 12,
+} as const;
+
 /**
  * Session steps: a turn waits for the model and the session's workflow; retried while the engine is
  * busy. They heartbeat, so a worker that dies under one is noticed in seconds.
@@ -23,12 +31,7 @@ import type {
 const session = proxyActivities<Activities>({
   startToCloseTimeout: '4 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 12,
-  },
+  retry: SESSION_STEP_RETRY,
 });
 /** Model steps (simulated caller, judge): retried for a provider that is down or busy. */
 const model = proxyActivities<Activities>({
@@ -77,12 +80,7 @@ const LOCAL_RECORDS_PATCH = 'test-scenario-local-records';
 const localSession = proxyLocalActivities<Activities>({
   startToCloseTimeout: '4 minutes',
   localRetryThreshold: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 12,
-  },
+  retry: SESSION_STEP_RETRY,
 });
 const LOCAL_STEPS_PATCH = 'test-scenario-local-steps';
 /** Since this patch a run first checks it has not ended already (cancelled before it started). */
