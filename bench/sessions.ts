@@ -4,7 +4,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createLogger } from '../src/logging/logger';
-import { PlatformWorker } from '../src/temporal/worker';
 import { floorTurn, floorWorkflow } from './floor-workflow';
 import { ONE_TOOL_QUESTION, restTurns, sequential, startBenchPlatform } from './platform';
 import { latencyStats, runBench } from './support';
@@ -86,9 +85,9 @@ async function main(): Promise<void> {
     const toolTimes = await sequential(directTool, TURNS);
     // the orchestration floor, same run: a Workflow Update running one local activity, no platform code
     // (a worker of this process on a task queue of its own, as the platform's worker runs turns)
-    const floorWith = async (WorkerClass: typeof Worker, taskQueue: string) => {
+    const floorOn = async (taskQueue: string) => {
       const connection = await NativeConnection.connect({ address: temporal.address });
-      const worker = await WorkerClass.create({
+      const worker = await Worker.create({
         connection,
         taskQueue,
         workflowsPath: require.resolve('./floor-workflow'),
@@ -114,9 +113,7 @@ async function main(): Promise<void> {
         await connection.close();
       }
     };
-    // the SDK's default worker (a watchdog thread per call into a workflow) and the platform's worker
-    const sdkFloor = await floorWith(Worker, 'bench-floor-sdk');
-    const floor = await floorWith(PlatformWorker, 'bench-floor');
+    const floor = await floorOn('bench-floor');
     const refusal = await sequential(
       () => turn(commandSession, 'Can you give me medical advice?', 'refusal'),
       TURNS,
@@ -189,9 +186,6 @@ async function main(): Promise<void> {
     );
     console.log(
       `Temporal floor: 1 update + 1 local activity, no platform code (${TURNS}×)   p50 ${ms(floor.p50)}   p95 ${ms(floor.p95)}`,
-    );
-    console.log(
-      `  the same on the SDK's default worker (a watchdog thread per call into a workflow): p50 ${ms(sdkFloor.p50)}   p95 ${ms(sdkFloor.p95)} → ×${(sdkFloor.p95 / floor.p95).toFixed(2)} at p95`,
     );
     console.log(
       `refusal turn, the platform's floor (${TURNS}×)   p50 ${ms(refusal.p50)}   p95 ${ms(refusal.p95)}   p99 ${ms(refusal.p99)}`,

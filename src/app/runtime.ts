@@ -205,7 +205,6 @@ export async function startWorker(
       testSessions: testSessionDriver(ctx),
     }),
     logger: ctx.logger,
-    stackTraces: ctx.config.temporal.stackTraces,
     address: temporalAddress,
     namespace: ctx.config.temporal.namespace,
     taskQueue: ctx.config.temporal.taskQueue,

@@ -32,7 +32,6 @@ const envSchema = z.object({
   TEMPORAL_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
   TEMPORAL_UI_URL: optionalString,
-  TEMPORAL_STACK_TRACES: z.enum(['on', 'off']).default('off'),
   DEMO_MCP_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
   DEMO_MCP: z.enum(['on', 'off']).default('on'),
 
@@ -140,11 +139,6 @@ export interface Config {
     devPort: number;
     devUiPort: number;
     uiUrl?: string;
-    /**
-     * `TEMPORAL_STACK_TRACES=on`: workflow threads keep a stack trace of every promise, for the Web
-     * UI's "Call Stack" tab (src/temporal/worker.ts says what it costs).
-     */
-    stackTraces: boolean;
   };
   encryption: { key?: string; previousKeys: string[] };
   adminToken?: string;
@@ -240,7 +234,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       devPort: e.TEMPORAL_PORT,
       devUiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL,
-      stackTraces: e.TEMPORAL_STACK_TRACES === 'on',
     },
     encryption: {
       key: e.ENCRYPTION_KEY,

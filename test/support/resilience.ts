@@ -110,7 +110,6 @@ export async function startOutageRig(label: string, appEnv: Record<string, strin
       const { worker, connection } = await createWorker({
         registry: workerRegistry({ ...app.ctx, logger }),
         logger,
-        stackTraces: false,
         address: temporal.address,
         namespace: 'default',
         taskQueue: queue,
