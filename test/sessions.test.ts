@@ -328,6 +328,17 @@ describe('voice sessions', () => {
       .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
       .filter(Boolean);
     expect(updates).toEqual(['tools', 'turn']);
+    // the round names the tool and what it runs; the description and schema stay out of the history
+    const round = history.find(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'tools',
+    )!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0];
+    const sent = defaultPayloadConverter.fromPayload<{ calls: { tool: object }[] }>(round);
+    expect(sent.calls.map((c) => c.tool)).toEqual([
+      {
+        name: 'orders__lookup_order',
+        ref: { kind: 'mcp', serverId: expect.any(String), toolName: 'lookup_order' },
+      },
+    ]);
     const turnId = await updateIdOf(app, id, 1);
     const kept = await app.ctx.orm.em
       .fork()

@@ -18,6 +18,9 @@ import type { Session, TurnAction } from './session.entity';
 import { type CallMock, mockedToolOutcome } from './tool-mocks';
 import type { AgentToolOutcome } from './turn-types';
 
+/** What a tool call needs of the tool it names: the name the model used and what it runs. */
+export type OfferedTool = Pick<AgentTool, 'name' | 'ref'>;
+
 /** Who is speaking, for the marketplace tools they installed (metered against their quota). */
 export interface Caller {
   userId: string;
@@ -39,8 +42,11 @@ export interface AgentToolCall {
   /** The turn (its id is the Workflow Update that records it). */
   turnId: string;
   call: ChatToolCall;
-  /** The offered tool of that name, if the model named one. */
-  tool: AgentTool | null;
+  /**
+   * The offered tool of that name, if the model named one: its name and what it runs (the round
+   * carries no description or parameter schema; older rounds did, and are read the same way).
+   */
+  tool: OfferedTool | null;
   owner: Owner;
   caller: Caller;
   /** A test session's mock of the call, as its turn loaded them (absent: looked up when run). */
@@ -132,7 +138,7 @@ function argumentsOf(call: ChatToolCall): Record<string, unknown> | undefined {
 }
 
 const answered = (
-  offered: AgentTool,
+  offered: OfferedTool,
   toolId: string,
   args: Record<string, unknown>,
   result: { success: boolean; result?: unknown; error?: string; durationMs: number },
@@ -202,7 +208,7 @@ function marketplaceCall(ctx: CoreContext, caller: Caller, itemId: string, args:
 async function runCustomTool(
   ctx: CoreContext,
   input: AgentToolCall,
-  offered: AgentTool,
+  offered: OfferedTool,
   args: Record<string, unknown>,
 ): Promise<AgentToolOutcome> {
   const ref = offered.ref as { toolId: string };
@@ -220,7 +226,7 @@ async function runCustomTool(
   }
 }
 
-export const toolIdOf = (t: AgentTool) =>
+export const toolIdOf = (t: OfferedTool) =>
   t.ref.kind === 'custom'
     ? t.ref.toolId
     : t.ref.kind === 'marketplace'

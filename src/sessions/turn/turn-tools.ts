@@ -1,13 +1,23 @@
 import type { AppContext } from '../../common/context';
 import type { Owner } from '../../common/owner';
 import type { AgentTool, ChatToolCall } from '../agent-context';
-import type { AgentToolOutcome, Caller } from '../agent-tools';
+import type { AgentToolOutcome, Caller, OfferedTool } from '../agent-tools';
 import { mockOf } from '../tool-mocks';
 import type { TurnListener } from './turn-listener';
 import { runToolsInWorkflow } from './turn-store';
 
 /** A tool that has not answered within this long gets a hold phrase (dead air is worse). */
 export const HOLD_PHRASE_AFTER_MS = 300;
+
+/**
+ * The offered tool a call names, as the round sends it to the workflow: its name and what it runs,
+ * without the description and parameter schema the model saw (the call never needs them, and they
+ * would go into the workflow's history with every round).
+ */
+function offeredTool(tools: AgentTool[], call: ChatToolCall): OfferedTool | null {
+  const tool = tools.find((t) => t.name === call.function.name);
+  return tool ? { name: tool.name, ref: tool.ref } : null;
+}
 
 /** A hold phrase from the persona's `behaviors.thinking_sounds`, a different one each time if it can. */
 function holdPhrase(phrases: string[] | undefined, turnId: string, round: number): string | undefined {
@@ -48,7 +58,7 @@ export async function runToolRound(
       turnId: turn.turnId,
       calls: round.calls.map((call) => ({
         call,
-        tool: round.tools.find((t) => t.name === call.function.name) ?? null,
+        tool: offeredTool(round.tools, call),
         mock: mockOf(round.mocks, call),
       })),
       owner: round.owner,
