@@ -96,7 +96,13 @@ test('register an MCP server with a secret header and see its tools with their s
   await page.getByRole('button', { name: 'Test add_numbers' }).click();
   const run = page.getByRole('dialog', { name: 'Test add_numbers' });
   await run.getByLabel('Arguments (JSON)').fill('{"a": 2, "b": 3}');
-  await run.getByRole('button', { name: 'Run test' }).click();
+  // leaving the box does not move the Run button (a click pressed on it must land on it)
+  const runButton = run.getByRole('button', { name: 'Run test' });
+  await runButton.click({ trial: true }); // waits until the dialog has stopped moving
+  const before = await runButton.boundingBox();
+  await run.getByLabel('Arguments (JSON)').blur();
+  expect(await runButton.boundingBox()).toEqual(before);
+  await runButton.click();
   await expect(run.getByTestId('tool-test-result')).toContainText('Succeeded');
   await expect(run.getByTestId('tool-test-result')).toContainText('"sum": 5');
   await run.getByRole('button', { name: 'Close', exact: true }).click();

@@ -20,6 +20,9 @@ export function TestToolDialog(props: { tool: Tool | null; onClose(): void }) {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         throw new Error('The arguments must be a JSON object');
       }
+      // formatted once the run has started, not on blur: formatting can grow the box, and on blur
+      // it moved the Run button between a click's press and release, so the click was lost
+      setArgs(JSON.stringify(parsed, null, 2));
       return unwrap(
         await api.POST('/api/v2/developers/tools/{id}/test', {
           params: { path: { id: tool?.id ?? '' } },
@@ -53,7 +56,6 @@ export function TestToolDialog(props: { tool: Tool | null; onClose(): void }) {
             label="Arguments (JSON)"
             autosize
             minRows={3}
-            formatOnBlur
             validationError="Not valid JSON"
             value={args}
             onChange={setArgs}
