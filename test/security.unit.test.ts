@@ -1,4 +1,4 @@
-import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ConnectionException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../src/app/app';
 import { identityFromClaims } from '../src/auth/id-token';
@@ -82,6 +82,8 @@ describe('database outage recognition', () => {
       withCode('connection failure', '08006'),
       new ConnectionException(new Error('cannot reach the server')),
       new Error('wrapped', { cause: withCode('read ECONNRESET', 'ECONNRESET') }),
+      // knex, when the transaction's BEGIN was cut (test/hardening/database-cut-at-begin.test.ts)
+      new DriverException(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info')),
     ]) {
       expect([error.message, isDatabaseUnavailable(error)]).toEqual([error.message, true]);
     }

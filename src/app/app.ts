@@ -187,8 +187,14 @@ const CONNECTION_ERROR_CODES = new Set([
   '53300', // too_many_connections
 ]);
 
+/**
+ * Messages of the same, from drivers that set no code. knex's "Transaction query already complete"
+ * is one: when a transaction's BEGIN fails (its connection was cut), knex still runs the callback,
+ * whose first query then fails with that message while the cut itself goes only to the transaction's
+ * own promise. The platform never queries a transaction after its end, so here it means the cut.
+ */
 const CONNECTION_ERROR_MESSAGES =
-  /Connection terminated|Connection ended unexpectedly|timeout exceeded when trying to connect|Timeout acquiring a connection|Client has encountered a connection error|Client was closed and is not queryable|Connection is closed|the database system is (starting up|shutting down|in recovery mode)/i;
+  /Connection terminated|Connection ended unexpectedly|timeout exceeded when trying to connect|Timeout acquiring a connection|Client has encountered a connection error|Client was closed and is not queryable|Connection is closed|the database system is (starting up|shutting down|in recovery mode)|Transaction query already complete/i;
 
 /**
  * True for errors that mean the database is unreachable rather than that the request is wrong:

@@ -47,7 +47,11 @@ export async function startTestApp(
   const ctx = await buildContext(
     config,
     logger,
-    { databaseUrl: config.database.url!, poolMax: 5, temporalAddress: config.temporal.address! },
+    {
+      databaseUrl: config.database.url!,
+      poolMax: Math.min(config.database.poolMax, 5),
+      temporalAddress: config.temporal.address!,
+    },
     { migrate: false, registerSearchAttributes: false },
   );
   const { app, roots, streams } = createApp(ctx);
