@@ -64,6 +64,7 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseP
     });
   });
   const port = await listenInRange(server);
+  let closedForGood = false;
   const cut = () => {
     for (const socket of [...clients, ...upstreams]) socket.destroy();
   };
@@ -93,10 +94,12 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseP
         };
       }),
     restore: async () => {
-      if (server.listening) return;
+      if (server.listening || closedForGood) return; // after close(), never listen again
       await listenOn(server, port, 10_000);
     },
     close: async () => {
+      closedForGood = true;
+      tripwire = undefined;
       const closed = server.listening ? new Promise((resolve) => server.close(resolve)) : undefined;
       cut();
       await closed;
