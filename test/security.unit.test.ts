@@ -83,7 +83,9 @@ describe('database outage recognition', () => {
       new ConnectionException(new Error('cannot reach the server')),
       new Error('wrapped', { cause: withCode('read ECONNRESET', 'ECONNRESET') }),
       // knex, when the transaction's BEGIN was cut (test/hardening/database-cut-at-begin.test.ts)
-      new DriverException(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info')),
+      new DriverException(
+        new Error('Transaction query already complete, run with DEBUG=knex:tx for more info'),
+      ),
     ]) {
       expect([error.message, isDatabaseUnavailable(error)]).toEqual([error.message, true]);
     }
