@@ -1,7 +1,7 @@
 import { ConnectionException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
-import { isDatabaseUnavailable } from '../src/app/app';
 import { identityFromClaims } from '../src/auth/id-token';
+import { isDatabaseUnavailable } from '../src/http/database-unavailable';
 import { ApiError } from '../src/http/errors';
 import { jsonNestingExceeds, nulProblems, parseOrThrow } from '../src/http/validation';
 

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import WebSocket from 'ws';
 import { startWorker } from '../../src/app/runtime';
 import { type DatabaseProxy, startDatabaseProxy } from '../support/db-proxy';
 import { TEST_ENV } from '../support/env';
@@ -13,6 +14,7 @@ import {
   startTestApp,
   type TestApp,
 } from '../support/test-app';
+import { openStream, refusedUpgrade, streamUrl } from '../support/voice-stream';
 
 /**
  * Issue 26 item 7: a full PostgreSQL outage, not only killed backends. The API, its worker and the
@@ -149,6 +151,43 @@ describe('a full PostgreSQL outage (every connection cut, new ones refused)', ()
       }),
     );
   }, 120_000);
+
+  it('a voice stream in the outage: refused with 503 and Retry-After, or, cut once open, told why', async () => {
+    const session = await startSession(300);
+    expect(session.status).toBe(201);
+    const sessionId = session.body.data.id as string;
+    const clientToken = async () =>
+      (
+        await call(app.baseUrl, 'POST', `/api/v2/developers/sessions/${sessionId}/client-token`, {
+          token: dev.testKey,
+        })
+      ).body.data.token as string;
+
+    // the database is away before the upgrade: an HTTP 503 before any WebSocket data
+    const token = await clientToken();
+    await proxy.refuse();
+    const refused = await refusedUpgrade(streamUrl(app.baseUrl, sessionId, token));
+    await proxy.restore();
+    expect([refused.status, refused.body.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+
+    // away between the upgrade and the stream's hold on the session: an error naming it, close 1013
+    const tripped = proxy.refuseAt(null, /session-turn-claim/);
+    const ws = new WebSocket(streamUrl(app.baseUrl, sessionId, await clientToken()));
+    const messages: { type: string; code?: string }[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(String(data))));
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
+    await tripped;
+    await proxy.restore();
+    expect(messages).toEqual([expect.objectContaining({ type: 'error', code: 'SERVICE_UNAVAILABLE' })]);
+    expect(closed).toEqual({ code: 1013, reason: 'SERVICE_UNAVAILABLE' });
+
+    // and once it is back, the stream opens
+    const client = await openStream(app.baseUrl, sessionId, { token: await clientToken() });
+    client.close();
+  }, 60_000);
 
   it('a sample event cut inside its transaction is a 503 and leaves no event behind', async () => {
     const count = () =>

@@ -13,9 +13,9 @@ export interface DatabaseProxy {
    * Arms a tripwire: on a connection that has sent a message matching `after`, the first later
    * message matching `at` is not forwarded and the outage begins (as refuse()). Resolves once tripped.
    * `after: /insert into "sessions"/, at: /commit/i` cuts a transaction between its writes and its
-   * COMMIT.
+   * COMMIT. With `after: null`, the first message matching `at` on any connection trips it.
    */
-  refuseAt(after: RegExp, at: RegExp): Promise<void>;
+  refuseAt(after: RegExp | null, at: RegExp): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,7 +34,7 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseP
   const targetPort = Number(target.port || 5432);
   const clients = new Set<net.Socket>();
   const upstreams = new Set<net.Socket>();
-  let tripwire: { after: RegExp; at: RegExp; seenOn: WeakSet<net.Socket>; trip(): void } | undefined;
+  let tripwire: { after: RegExp | null; at: RegExp; seenOn: WeakSet<net.Socket>; trip(): void } | undefined;
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, target.hostname);
     for (const [socket, set] of [
@@ -51,11 +51,11 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseP
     client.on('data', (chunk: Buffer) => {
       if (tripwire) {
         const text = chunk.toString('latin1');
-        if (tripwire.seenOn.has(client) && tripwire.at.test(text)) {
+        if ((tripwire.after === null || tripwire.seenOn.has(client)) && tripwire.at.test(text)) {
           tripwire.trip();
           return;
         }
-        if (tripwire.after.test(text)) tripwire.seenOn.add(client);
+        if (tripwire.after?.test(text)) tripwire.seenOn.add(client);
       }
       if (!upstream.write(chunk)) {
         client.pause();

@@ -25,21 +25,29 @@ export function openStream(
 
 /** What a refused upgrade answered (the stream never opened): its HTTP status and error body. */
 export function refusedUpgrade(url: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; body: { code: string; error: string } }>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers });
-    socket.on('open', () => {
-      socket.close();
-      reject(new Error('the stream opened'));
-    });
-    socket.on('unexpected-response', (_req, res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
+  return new Promise<{ status: number; body: { code: string; error: string }; retryAfter?: string }>(
+    (resolve, reject) => {
+      const socket = new WebSocket(url, { headers });
+      socket.on('open', () => {
+        socket.close();
+        reject(new Error('the stream opened'));
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
-    socket.on('error', () => undefined);
-  });
+      socket.on('unexpected-response', (_req, res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(text),
+            retryAfter: res.headers['retry-after'],
+          }),
+        );
+      });
+      socket.on('error', () => undefined);
+    },
+  );
 }
 
 /** Root mean square of PCM16 samples (0 for silence). */

@@ -124,6 +124,7 @@ export const STREAM_ERROR_CODES = [
   'SESSION_BUSY',
   'SESSION_ENDED',
   'TURN_FAILED',
+  'SERVICE_UNAVAILABLE',
   'INTERNAL',
 ] as const;
 export const StreamError = z.object({

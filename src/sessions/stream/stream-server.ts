@@ -1,9 +1,14 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { platformAuthenticator, requireScope } from '../../auth/platform-auth';
 import type { AppContext } from '../../common/context';
 import type { Owner } from '../../common/owner';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+} from '../../http/database-unavailable';
 import { ApiError, notFound, unauthorized } from '../../http/errors';
 import { sessionManifest } from '../../personas';
 import { Session } from '../session.entity';
@@ -19,16 +24,13 @@ const MAX_PAYLOAD_BYTES = 4 * MAX_AUDIO_FRAME_BYTES;
 /** Refuses an upgrade before any WebSocket data: an HTTP answer with the API's error body. */
 function refuse(socket: Duplex, error: ApiError): void {
   const body = JSON.stringify({ success: false, error: error.message, code: error.code });
-  const reason = httpReason(error.status);
+  const reason = http.STATUS_CODES[error.status] ?? 'Error';
+  // a 503 of a database outage says when to try again, as the REST API's does
+  const retry = error.status === 503 ? `Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}\r\n` : '';
   socket.end(
-    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
   );
 }
-
-const httpReason = (status: number) =>
-  ({ 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict' })[
-    status
-  ] ?? 'Error';
 
 /**
  * Who may open the stream: `?token=` (a client token of this session, for browsers, which cannot set
@@ -94,13 +96,17 @@ export function sessionStreams(ctx: AppContext) {
             backchannels: manifest.behaviors?.backchannels ?? [],
             recording: session.recording,
           });
-          call.start().catch((error) => {
-            ctx.logger.error({ err: error, sessionId }, 'a voice stream failed to start');
-            ws.close(1011, 'INTERNAL');
-          });
+          call.start().catch((error) => call.failToStart(error));
         });
       } catch (error) {
         if (error instanceof ApiError) return refuse(socket, error);
+        if (isDatabaseUnavailable(error)) {
+          ctx.logger.warn(
+            { err: error, sessionId },
+            'a voice stream was refused: the database is unavailable',
+          );
+          return refuse(socket, databaseUnavailable());
+        }
         ctx.logger.error({ err: error, sessionId }, 'a voice stream upgrade failed');
         refuse(socket, new ApiError(500, 'INTERNAL', 'Internal error'));
       }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../../common/context';
 import type { Owner } from '../../common/owner';
+import { isDatabaseUnavailable } from '../../http/database-unavailable';
 import { endSession } from '../sessions.service';
 import { claimTurn, releaseTurn, renewClaim } from '../turn-claims';
 import { isBackchannel } from './backchannels';
@@ -267,6 +268,21 @@ export class VoiceCall {
 
   private sendAudio(frame: Uint8Array): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame, { binary: true });
+  }
+
+  /**
+   * The call could not start: an `error` and the stream closes with a reason. A database outage is
+   * `SERVICE_UNAVAILABLE` with close code 1013 (try again later); anything else `INTERNAL`, 1011.
+   */
+  failToStart(error: unknown): void {
+    const log = { err: error, sessionId: this.session.sessionId };
+    if (!isDatabaseUnavailable(error)) {
+      this.ctx.logger.error(log, 'a voice stream failed to start');
+      this.fail('INTERNAL', 'The stream could not start', 1011);
+    } else {
+      this.ctx.logger.warn(log, 'a voice stream could not start: the database is unavailable');
+      this.fail('SERVICE_UNAVAILABLE', 'The database is unavailable; reconnect shortly', 1013);
+    }
   }
 
   private sendError(code: StreamErrorCode, message: string): void {
