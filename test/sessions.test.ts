@@ -4,6 +4,7 @@ import { runAgentToolOnce, TOOL_OUTCOME_UNKNOWN } from '../src/sessions/agent-to
 import { Session } from '../src/sessions/session.entity';
 import { AccountIdKey, PersonaIdKey, UserIdKey } from '../src/temporal/search-attributes';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
+import { startHostileServer } from './support/hostile-server';
 import { startLlmDouble } from './support/llm-double';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
 import { completeManifest } from './support/personas';
@@ -453,6 +454,45 @@ describe('voice sessions', () => {
     expect(llm.requests.length - before).toBe(3);
     expect(looping.actions).toHaveLength(2);
     expect(looping.error).toContain('3 rounds');
+  });
+
+  it('a tool whose answer passes its cap fails in the turn with errorCode RESPONSE_TOO_LARGE', async () => {
+    const hostile = await startHostileServer(2 * 1024 * 1024); // tools/call answers 2 MiB; the cap is 1
+    try {
+      // a developer of its own, so the other tests' model is offered no more tools
+      const other = await newDeveloper(app, 'sessions-cap');
+      const key = other.testKey;
+      const server = await platform(app, key, 'POST', '/mcp-servers', {
+        name: 'bulky',
+        transport: 'http',
+        endpoint: hostile.mcpUrl,
+      });
+      expect(server.status).toBe(201);
+      const personaId = await persona(app, other, 'bulky-agent', false);
+      const session = await platform(app, key, 'POST', '/sessions', { personaId, userId: 'caller-cap' });
+      expect(session.status).toBe(201);
+      llm.script((req) =>
+        req.messages.some((m) => m.role === 'tool')
+          ? { content: 'That answer was too large to read.' }
+          : { tool_calls: [{ id: 'big_1', name: 'bulky__dump', arguments: {} }] },
+      );
+      const turn = await platform(app, key, 'POST', `/sessions/${session.body.data.id}/turns`, {
+        text: 'Dump everything',
+      });
+      expect(turn.status).toBe(200);
+      const failed = {
+        type: 'tool',
+        tool: 'bulky__dump',
+        success: false,
+        errorCode: 'RESPONSE_TOO_LARGE',
+        error: expect.stringMatching(/Response too large/),
+      };
+      expect(turn.body.data.actions).toEqual([expect.objectContaining(failed)]);
+      const stored = await platform(app, key, 'GET', `/sessions/${session.body.data.id}`);
+      expect(stored.body.data.transcript[0].actions).toEqual([expect.objectContaining(failed)]);
+    } finally {
+      await hostile.close();
+    }
   });
 
   it('an out-of-scope topic is refused politely without calling a model or tool', async () => {

@@ -137,14 +137,26 @@ function argumentsOf(call: ChatToolCall): Record<string, unknown> | undefined {
   }
 }
 
+/** The turn's action for a call that ran: the fields its schema declares, nothing else. */
 const answered = (
   offered: OfferedTool,
   toolId: string,
   args: Record<string, unknown>,
-  result: { success: boolean; result?: unknown; error?: string; durationMs: number },
+  { success, result, error, errorCode, statusCode, durationMs }: ToolExecutionResult,
 ): AgentToolOutcome => ({
-  action: { type: 'tool', tool: offered.name, toolId, arguments: args, ...result },
-  content: JSON.stringify(result.success ? { result: result.result } : { error: result.error }),
+  action: {
+    type: 'tool',
+    tool: offered.name,
+    toolId,
+    arguments: args,
+    success,
+    ...(result !== undefined ? { result } : {}),
+    ...(error !== undefined ? { error } : {}),
+    ...(errorCode ? { errorCode } : {}),
+    ...(statusCode !== undefined ? { statusCode } : {}),
+    durationMs,
+  },
+  content: JSON.stringify(success ? { result } : { error }),
 });
 
 /** A call to an offered MCP or marketplace tool with arguments that are a JSON object. */

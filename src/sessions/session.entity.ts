@@ -2,6 +2,7 @@ import { EntitySchema, OptionalProps } from '@mikro-orm/core';
 import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
+import type { ToolErrorCode } from '../tools';
 import type { SessionEndReason, SessionStatus, TurnRoute } from './statuses';
 
 /**
@@ -74,6 +75,8 @@ export type TurnAction =
       success: boolean;
       result?: unknown;
       error?: string;
+      errorCode?: ToolErrorCode;
+      statusCode?: number;
       durationMs: number;
     }
   | {

@@ -72,6 +72,9 @@ const Action = z.discriminatedUnion('type', [
     success: z.boolean(),
     result: z.unknown().optional(),
     error: z.string().optional(),
+    errorCode: z.enum(['RESPONSE_TOO_LARGE']).optional().meta({
+      description: 'Why the call failed, where a code says it: the tool answered more than its cap',
+    }),
     statusCode: z.number().int().optional(),
     durationMs: z.number(),
   }),

@@ -8,3 +8,4 @@ export {
 } from './execute';
 export { Tool } from './tool.entity';
 export { startToolWithEvents, type ToolCall, type ToolEventWriter } from './tool-events';
+export type { ToolErrorCode } from './tool-types';
