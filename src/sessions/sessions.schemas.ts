@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { ToolErrorCodeSchema } from '../tools';
 import { SESSION_END_REASONS, SESSION_STATUSES, TURN_ROUTES } from './statuses';
 
 export const SessionIdParams = z.object({ id: z.string().min(1).max(64) });
@@ -72,9 +73,7 @@ const Action = z.discriminatedUnion('type', [
     success: z.boolean(),
     result: z.unknown().optional(),
     error: z.string().optional(),
-    errorCode: z.enum(['RESPONSE_TOO_LARGE']).optional().meta({
-      description: 'Why the call failed, where a code says it: the tool answered more than its cap',
-    }),
+    errorCode: ToolErrorCodeSchema.optional(),
     statusCode: z.number().int().optional(),
     durationMs: z.number(),
   }),

@@ -9,3 +9,4 @@ export {
 export { Tool } from './tool.entity';
 export { startToolWithEvents, type ToolCall, type ToolEventWriter } from './tool-events';
 export type { ToolErrorCode } from './tool-types';
+export { ToolErrorCodeSchema } from './tools.schemas';

@@ -4,6 +4,11 @@ import { TOOL_TYPES } from './tool.entity';
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be an HTTP header name');
 
+/** Why a tool call failed, where a code says it (src/tools/tool-types.ts ToolErrorCode). */
+export const ToolErrorCodeSchema = z.enum(['RESPONSE_TOO_LARGE']).meta({
+  description: 'the answer passed its size cap, so the call failed instead of answering part of it',
+});
+
 export const WebhookToolConfig = z
   .strictObject({
     url: z.string().max(2048).meta({ example: 'https://crm.example.com/orders/lookup' }),
@@ -151,9 +156,7 @@ export const ToolExecution = z
     success: z.boolean(),
     result: z.unknown().optional(),
     error: z.string().optional(),
-    errorCode: z.enum(['RESPONSE_TOO_LARGE']).optional().meta({
-      description: 'the answer passed its size cap, so the call failed instead of answering part of it',
-    }),
+    errorCode: ToolErrorCodeSchema.optional(),
     durationMs: z.number().int(),
     statusCode: z.number().int().optional().meta({ description: 'webhook tools: the HTTP status' }),
   })

@@ -1,4 +1,5 @@
 import { type ChaosRig, runChaos, startChaosRig } from '../support/chaos';
+import { quietCutConnectionLogs } from '../support/db-proxy';
 
 /**
  * Issue 26 item 7, at the tier's size (`npm run bench:chaos` runs it at 10 000 events × 5 webhooks):
@@ -17,11 +18,7 @@ describe('faults at volume (chaos)', () => {
   });
 
   it('150 events × 3 webhooks through worker kills, a Temporal restart and a database outage: none lost', async () => {
-    // knex reports each connection the outage cuts with console.log; expected here
-    const log = console.log;
-    jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-      if (!String(args[0]).startsWith('Connection Error')) log(...args);
-    });
+    quietCutConnectionLogs();
     rig = await startChaosRig({ label: 'chaos', webhooks: 3, workers: 3 });
     const figures = await runChaos(rig, {
       events: 150,

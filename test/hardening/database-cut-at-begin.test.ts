@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { type DatabaseProxy, startDatabaseProxy } from '../support/db-proxy';
+import { type DatabaseProxy, quietCutConnectionLogs, startDatabaseProxy } from '../support/db-proxy';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { call, type Developer, newDeveloper, startTestApp, type TestApp } from '../support/test-app';
 
@@ -17,11 +17,7 @@ describe('a database connection cut at its BEGIN', () => {
   let dev: Developer;
 
   beforeAll(async () => {
-    // knex reports the connection the cut closes with console.log; expected here
-    const log = console.log;
-    jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-      if (!String(args[0]).startsWith('Connection Error')) log(...args);
-    });
+    quietCutConnectionLogs();
     db = await createIsolatedDatabase('cutbegin');
     proxy = await startDatabaseProxy(db.url);
     // one pooled connection, so the warm-up query and the request's BEGIN share it

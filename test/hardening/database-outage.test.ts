@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { startWorker } from '../../src/app/runtime';
-import { type DatabaseProxy, startDatabaseProxy } from '../support/db-proxy';
+import { type DatabaseProxy, quietCutConnectionLogs, startDatabaseProxy } from '../support/db-proxy';
 import { TEST_ENV } from '../support/env';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { completeManifest } from '../support/personas';
@@ -31,11 +31,7 @@ describe('a full PostgreSQL outage (every connection cut, new ones refused)', ()
   let personaId: string;
 
   beforeAll(async () => {
-    // knex reports each pooled connection the outage cuts with console.log; expected here
-    const log = console.log;
-    jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-      if (!String(args[0]).startsWith('Connection Error')) log(...args);
-    });
+    quietCutConnectionLogs();
     db = await createIsolatedDatabase('dbout');
     proxy = await startDatabaseProxy(db.url);
     app = await startTestApp({ DATABASE_URL: proxy.url, TEMPORAL_TASK_QUEUE: `vp-dbout-${process.pid}` });

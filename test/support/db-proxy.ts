@@ -139,3 +139,15 @@ async function listenOn(server: net.Server, port: number, patienceMs: number): P
     }
   }
 }
+
+/**
+ * knex reports each pooled connection an outage cuts with console.log ("Connection Error: …"); a test
+ * that cuts connections on purpose drops those lines and keeps every other. Undone by
+ * jest.restoreAllMocks().
+ */
+export function quietCutConnectionLogs(): void {
+  const log = console.log;
+  jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+    if (!String(args[0]).startsWith('Connection Error')) log(...args);
+  });
+}
