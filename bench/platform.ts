@@ -132,5 +132,22 @@ export async function sequential(fn: () => Promise<number>, n: number, warmup = 
   return { ...latencyStats(times), mean: times.reduce((a, b) => a + b, 0) / times.length };
 }
 
+/**
+ * Runs each measure once per round, `n` rounds (after `warmup` rounds), starting each round at the
+ * next measure, so that a baseline and what is compared with it meet the same moments of the machine
+ * (a drift or a burst of noise lands on all of them, not on whichever block ran then).
+ */
+export async function interleaved(measures: (() => Promise<number>)[], n: number, warmup = 20) {
+  const times: number[][] = measures.map(() => []);
+  for (let round = 0; round < warmup + n; round++) {
+    for (let k = 0; k < measures.length; k++) {
+      const which = (round + k) % measures.length;
+      const took = await measures[which]();
+      if (round >= warmup) times[which].push(took);
+    }
+  }
+  return times.map((t) => ({ ...latencyStats(t), mean: t.reduce((a, b) => a + b, 0) / t.length }));
+}
+
 /** The question of bench:sessions' one-tool LLM turn: the model → the MCP tool → the model. */
 export const ONE_TOOL_QUESTION = 'Where is my order A-1?';
