@@ -21,12 +21,14 @@ const STREAM_PATH = /^\/api\/v2\/developers\/sessions\/([A-Za-z0-9_]{1,64})\/str
 /** Frames past this size close the connection; a frame up to it but over the protocol's limit is an `error`. */
 const MAX_PAYLOAD_BYTES = 4 * MAX_AUDIO_FRAME_BYTES;
 
-/** Refuses an upgrade before any WebSocket data: an HTTP answer with the API's error body. */
-function refuse(socket: Duplex, error: ApiError): void {
+/**
+ * Refuses an upgrade before any WebSocket data: an HTTP answer with the API's error body (and
+ * `Retry-After` when the caller is asked to come back, as the REST API's 503 does).
+ */
+function refuse(socket: Duplex, error: ApiError, retryAfterSeconds?: number): void {
   const body = JSON.stringify({ success: false, error: error.message, code: error.code });
   const reason = http.STATUS_CODES[error.status] ?? 'Error';
-  // a 503 of a database outage says when to try again, as the REST API's does
-  const retry = error.status === 503 ? `Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}\r\n` : '';
+  const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
   socket.end(
     `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
   );
@@ -105,7 +107,7 @@ export function sessionStreams(ctx: AppContext) {
             { err: error, sessionId },
             'a voice stream was refused: the database is unavailable',
           );
-          return refuse(socket, databaseUnavailable());
+          return refuse(socket, databaseUnavailable(), DATABASE_RETRY_AFTER_SECONDS);
         }
         ctx.logger.error({ err: error, sessionId }, 'a voice stream upgrade failed');
         refuse(socket, new ApiError(500, 'INTERNAL', 'Internal error'));

@@ -276,12 +276,12 @@ export class VoiceCall {
    */
   failToStart(error: unknown): void {
     const log = { err: error, sessionId: this.session.sessionId };
-    if (!isDatabaseUnavailable(error)) {
-      this.ctx.logger.error(log, 'a voice stream failed to start');
-      this.fail('INTERNAL', 'The stream could not start', 1011);
-    } else {
+    if (isDatabaseUnavailable(error)) {
       this.ctx.logger.warn(log, 'a voice stream could not start: the database is unavailable');
       this.fail('SERVICE_UNAVAILABLE', 'The database is unavailable; reconnect shortly', 1013);
+    } else {
+      this.ctx.logger.error(log, 'a voice stream failed to start');
+      this.fail('INTERNAL', 'The stream could not start', 1011);
     }
   }
 
