@@ -45,13 +45,32 @@ describe('configuration', () => {
     const prod = loadConfig({
       NODE_ENV: 'production',
       ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
-      ADMIN_TOKEN: 't',
+      ADMIN_TOKEN: 'a'.repeat(32),
       AUTH_ISSUER: 'https://idp',
       AUTH_AUDIENCE: 'a',
       AUTH_JWKS_URL: 'https://idp/jwks',
       DATABASE_URL: 'postgres://db/x',
     });
     expect(prod.outbound.allowPrivate).toBe(false);
+  });
+
+  it('refuses an ADMIN_TOKEN shorter than 32 characters in production (a guessable operator token)', () => {
+    const production = {
+      NODE_ENV: 'production',
+      ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+      AUTH_ISSUER: 'https://idp',
+      AUTH_AUDIENCE: 'a',
+      AUTH_JWKS_URL: 'https://idp/jwks',
+      DATABASE_URL: 'postgres://db/x',
+    };
+    for (const short of ['t', 'a'.repeat(31), ` ${'a'.repeat(31)} `]) {
+      expect(() => loadConfig({ ...production, ADMIN_TOKEN: short })).toThrow(
+        /ADMIN_TOKEN: must be at least 32 characters in production/,
+      );
+    }
+    expect(loadConfig({ ...production, ADMIN_TOKEN: 'a'.repeat(32) }).adminToken).toBe('a'.repeat(32));
+    // outside production a short token is the developer's choice (docs/configuration.md)
+    expect(loadConfig({ ADMIN_TOKEN: 'dev-admin-token' }).adminToken).toBe('dev-admin-token');
   });
 
   it('reads speech-to-text, voice activity and recording settings, with their defaults and bounds', () => {

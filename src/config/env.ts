@@ -98,6 +98,9 @@ const envSchema = z.object({
   ANALYTICS_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
 });
 
+/** Production refuses a shorter ADMIN_TOKEN (a guessable operator token), as it refuses a short key. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
 /** Rules across variables, checked on the raw environment so they are reported with every other problem. */
 function crossFieldProblems(source: NodeJS.ProcessEnv): string[] {
   const set = (name: string) => Boolean(source[name]?.trim());
@@ -109,6 +112,12 @@ function crossFieldProblems(source: NodeJS.ProcessEnv): string[] {
   if (source.NODE_ENV === 'production') {
     for (const name of ['ENCRYPTION_KEY', 'ADMIN_TOKEN', 'AUTH_ISSUER', 'DATABASE_URL']) {
       if (!set(name)) problems.push(`${name}: is required in production`);
+    }
+    const adminToken = source.ADMIN_TOKEN?.trim() ?? '';
+    if (adminToken && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+      problems.push(
+        `ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters in production (e.g. openssl rand -hex 32)`,
+      );
     }
     if (source.RATE_LIMITS === 'off') problems.push('RATE_LIMITS: cannot be off in production');
   }
