@@ -35,6 +35,20 @@ describe('platform v2 authentication (API keys)', () => {
     expect(res.body).toEqual({ success: false, error: expect.stringMatching(message), code: 'UNAUTHORIZED' });
   });
 
+  it('401 (never a 400) for an ID token that is not a complete console call, saying nothing of console tokens', async () => {
+    for (const headers of [undefined, { 'x-console-environment': 'staging' }]) {
+      const res = await secrets(dev.token, headers);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({
+        success: false,
+        error: 'Malformed API key: expected pk_live_… or pk_test_…',
+        code: 'UNAUTHORIZED',
+      });
+    }
+    // with its environment named, the same token is the console's call
+    expect((await secrets(dev.token, { 'x-console-environment': 'live' })).status).toBe(200);
+  });
+
   it('401 for a revoked key, on the very next request, on every API instance', async () => {
     const other = await startTestApp();
     try {

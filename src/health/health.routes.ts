@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, Request, Response } from 'express';
 import { adminAuthenticator } from '../auth/admin-auth';
 import type { AppContext } from '../common/context';
 import { scrape } from '../telemetry/metrics';
@@ -26,7 +26,16 @@ const DEEP_CHECK_CACHE_MS = 5000;
  * kept DEEP_CHECK_CACHE_MS, so callers cannot start a workflow each.
  */
 export function mountHealth(app: Express, ctx: AppContext): void {
-  const admin = adminAuthenticator(ctx.config.adminToken);
+  const adminToken = adminAuthenticator(ctx.config.adminToken);
+  // a refused admin token spends its address's budget, as on the API roots: past it, a 429
+  const admin = async (req: Request, res: Response): Promise<void> => {
+    try {
+      adminToken(req);
+    } catch (error) {
+      await ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
+      throw error;
+    }
+  };
   let deep: { at: number; answer: Promise<string> } | undefined;
   const workerCheck = (): Promise<string> => {
     if (!deep || Date.now() - deep.at >= DEEP_CHECK_CACHE_MS) {
@@ -45,7 +54,7 @@ export function mountHealth(app: Express, ctx: AppContext): void {
   // Prometheus metrics on the API's own port, for operators (METRICS_PORT serves them without a token)
   app.get('/metrics', async (req, res, next) => {
     try {
-      admin(req);
+      await admin(req, res);
       const { contentType, body } = await scrape();
       res.type(contentType).send(body);
     } catch (error) {
@@ -60,7 +69,7 @@ export function mountHealth(app: Express, ctx: AppContext): void {
     const wantsDeep = req.query.deep === 'true';
     if (wantsDeep) {
       try {
-        admin(req);
+        await admin(req, res);
       } catch (error) {
         return next(error);
       }

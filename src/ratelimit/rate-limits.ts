@@ -11,6 +11,11 @@ export const PLAN_BUDGETS: Record<Plan, number | null> = { free: 60, pro: 600, e
 const WINDOW_SECONDS = 60;
 const TABLE = 'rate_limits';
 
+/** Where a budget's answer headers go: an Express response, or the headers of a refused WebSocket upgrade. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
 interface Outcome {
   limit: number;
   res: RateLimiterRes;
@@ -72,7 +77,7 @@ export class RateLimits {
   }
 
   /** A small budget per client address for requests that failed authentication (key guessing). */
-  async consumeAnonymous(res: Response, address: string): Promise<void> {
+  async consumeAnonymous(res: HeaderSink, address: string): Promise<void> {
     if (!this.enabled) return;
     const outcome = await consumeOne(res, this.anonymous, address);
     setHeaders(res, outcome);
@@ -91,7 +96,7 @@ const STORE_RETRY_AFTER_SECONDS = 2;
  * Consumes one point. A store that fails or does not answer within STORE_TIMEOUT_MS makes the request
  * a 503 SERVICE_UNAVAILABLE with Retry-After: never a 500, never an unbounded wait, never a free pass.
  */
-async function consumeOne(res: Response, limiter: RateLimiterPostgres, key: string): Promise<Outcome> {
+async function consumeOne(res: HeaderSink, limiter: RateLimiterPostgres, key: string): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS);
@@ -111,13 +116,13 @@ async function consumeOne(res: Response, limiter: RateLimiterPostgres, key: stri
   }
 }
 
-function setHeaders(res: Response, { limit, res: outcome }: Outcome): void {
+function setHeaders(res: HeaderSink, { limit, res: outcome }: Outcome): void {
   res.setHeader('X-RateLimit-Limit', String(limit));
   res.setHeader('X-RateLimit-Remaining', String(Math.max(0, outcome.remainingPoints)));
   res.setHeader('X-RateLimit-Reset', String(Math.ceil((Date.now() + outcome.msBeforeNext) / 1000)));
 }
 
-function tooMany(res: Response, outcome: Outcome, message: string): ApiError {
+function tooMany(res: HeaderSink, outcome: Outcome, message: string): ApiError {
   res.setHeader('Retry-After', String(Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000))));
   return new ApiError(429, 'RATE_LIMIT_EXCEEDED', message);
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { platformAuthenticator, requireScope } from '../../auth/platform-auth';
+import { RetryableRefusal, spendRefusedCredential } from '../../auth/refused-credentials';
 import type { AppContext } from '../../common/context';
 import type { Owner } from '../../common/owner';
 import {
@@ -36,7 +37,8 @@ function refuse(socket: Duplex, error: ApiError, retryAfterSeconds?: number): vo
 
 /**
  * Who may open the stream: `?token=` (a client token of this session, for browsers, which cannot set
- * headers on a WebSocket), else `Authorization: Bearer pk_…` with the `sessions:write` scope.
+ * headers on a WebSocket), else `Authorization: Bearer pk_…` with the `sessions:write` scope. A
+ * refused credential (401) spends its address's budget, as on the REST API: past it, a 429.
  */
 async function authorize(
   ctx: AppContext,
@@ -45,14 +47,21 @@ async function authorize(
   sessionId: string,
 ): Promise<Owner> {
   const token = url.searchParams.get('token');
-  if (token !== null) {
-    const verified = verifyClientToken(ctx.encryptor, token, sessionId);
-    if (!verified.ok) throw unauthorized(verified.reason);
-    return verified.owner;
+  try {
+    if (token !== null) {
+      const verified = verifyClientToken(ctx.encryptor, token, sessionId);
+      if (!verified.ok) throw unauthorized(verified.reason);
+      return verified.owner;
+    }
+    const auth = await platformAuthenticator(ctx)(req as never);
+    requireScope(auth, 'sessions:write'); // a 403: the key is valid, so nothing is spent
+    return auth;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      await spendRefusedCredential(ctx.rateLimits, req, ctx.config.trustProxy);
+    }
+    throw error;
   }
-  const auth = await platformAuthenticator(ctx)(req as never);
-  requireScope(auth, 'sessions:write');
-  return auth;
 }
 
 /**
@@ -101,6 +110,7 @@ export function sessionStreams(ctx: AppContext) {
           call.start().catch((error) => call.failToStart(error));
         });
       } catch (error) {
+        if (error instanceof RetryableRefusal) return refuse(socket, error, error.retryAfterSeconds);
         if (error instanceof ApiError) return refuse(socket, error);
         if (isDatabaseUnavailable(error)) {
           ctx.logger.warn(
