@@ -64,10 +64,31 @@ export const turnUpdate = defineUpdate<TurnRecord, [TurnInput]>('turn');
 export const toolsUpdate = defineUpdate<AgentToolOutcome[], [ToolRoundInput]>('tools');
 /** Runs a voice command with side effects (its graph, step by step); answers how it went. */
 export const commandUpdate = defineUpdate<CommandRun, [CommandInput]>('command');
+/** A turn under way holds its session open (docs/sessions.md "Idleness"): what the API says of it. */
+export interface TurnLease {
+  /**
+   * The turn's id, the id of the `turn` update that will record it; or the id of another hold that
+   * is never recorded (a live call's greeting), given back when it is over.
+   */
+  turnId: string;
+  /**
+   * How long the turn holds the session from now, unless the API renews it first or its record
+   * arrives; 0 gives the hold back (the turn ended without a record: it failed).
+   */
+  leaseMs: number;
+}
+
+/**
+ * A turn began (or is still under way, a renewal; or ended without a record, `leaseMs: 0`): the
+ * session's idle timer waits for it. A signal, sent without waiting, so the turn never waits for it.
+ */
+export const turnLeaseSignal = defineSignal<[TurnLease]>('turnLease');
 /** Ends the session (`session.ended`); ending an ended session answers its end again. */
 export const endUpdate = defineUpdate<SessionEnd, []>('end');
-/** The session's status and turns so far (the Web UI's query tab, tests). */
-export const sessionStateQuery = defineQuery<{ status: string; turnCount: number }>('state');
+/** The session's status, turns so far and the turns under way, by id (the Web UI's query tab, tests). */
+export const sessionStateQuery = defineQuery<{ status: string; turnCount: number; turnsUnderWay: string[] }>(
+  'state',
+);
 
 // --- persona and marketplace reviews (workflows/operator-review.ts)
 

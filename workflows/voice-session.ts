@@ -3,6 +3,7 @@ import {
   condition,
   continueAsNew,
   currentUpdateInfo,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -20,13 +21,15 @@ import {
   sessionStateQuery,
   type ToolRoundInput,
   toolsUpdate,
+  turnLeaseSignal,
   turnUpdate,
 } from './messages';
+import { TurnLeases } from './turn-leases';
 import { executeVoiceGraph } from './voice-graph';
 
 export interface VoiceSessionInput {
   sessionId: string;
-  /** SESSION_IDLE_TIMEOUT_S in ms: with no turn for this long the session ends (`idle_timeout`). */
+  /** SESSION_IDLE_TIMEOUT_S in ms: with no turn under way for this long the session ends (`idle_timeout`). */
   idleTimeoutMs: number;
   /** After this many turns in one run the workflow continues as new, so its history stays bounded. */
   turnsPerRun: number;
@@ -94,21 +97,68 @@ async function runToolRound(sessionId: string, round: ToolRoundInput): Promise<A
   return outcomes;
 }
 
+/** What one run of a session's workflow keeps while it runs. */
+interface SessionRun {
+  input: VoiceSessionInput;
+  status: 'active' | 'ending' | 'ended';
+  ended?: SessionEnd;
+  turnCount: number;
+  turnsThisRun: number;
+  /** An update's work is running (they run one at a time). */
+  busy: boolean;
+  /** When the session last heard the end of a turn (workflow time): idleness counts from there. */
+  idleSince: number;
+  /** The turns under way; null in a run started before the `session-turn-leases` patch. */
+  leases: TurnLeases | null;
+}
+
+/** Since this patch a turn under way holds its session open (docs/sessions.md "Idleness"). */
+export const TURN_LEASES_PATCH = 'session-turn-leases';
+
+/** The session is busy with an update, or a turn under way holds it. */
+const held = (run: SessionRun) => run.busy || (run.leases?.any() ?? false);
+
+/** An update for `turnId` is taken while the session is active, or while it ends if that turn holds it. */
+function refuseUnlessOpen(run: SessionRun, turnId: string): void {
+  if (run.status === 'active') return;
+  if (run.status === 'ending' && run.leases?.holds(turnId, Date.now())) return;
+  throw new Error('The session has ended');
+}
+
+/**
+ * Waits until the turns under way have ended, or until the next lease lapses; a lapsed lease (its
+ * API process died) is dropped, and the session's idleness counts from when its turn was last heard of.
+ */
+async function waitOnTurnLeases(run: SessionRun, stillWaiting: () => boolean): Promise<void> {
+  const leases = run.leases;
+  if (!leases) return;
+  const lastHeard = leases.dropLapsed(Date.now());
+  if (lastHeard !== undefined) run.idleSince = Math.max(run.idleSince, lastHeard);
+  const next = leases.nextLapseIn(Date.now());
+  if (next !== undefined) await condition(() => !leases.any() || !stillWaiting(), next);
+}
+
 /**
  * One voice session (workflow id = the `sess_…` id). The API answers each turn (docs/sessions.md
  * "Where each part runs"); what must be durable comes here as Workflow Updates, one at a time: a
  * model round's tool calls (`tools`), a voice command with side effects (`command`), and each turn
  * once it has ended (`turn`, whose result is the turn as recorded), so the Web UI shows the
- * conversation turn by turn. With no turn for `idleTimeoutMs` (one durable timer per idle period)
- * the session ends as `idle_timeout`; the `end` update ends it at once. Every `turnsPerRun` turns the
- * workflow continues as new, so a long conversation's history stays bounded.
+ * conversation turn by turn. A turn under way holds the session open (`turnLease`), so the session
+ * ends as `idle_timeout` only after `idleTimeoutMs` with no turn under way, counted from the end of
+ * the last one (one durable timer per idle period); the `end` update ends it once the turn under way
+ * is recorded. Every `turnsPerRun` turns the workflow continues as new, so a long conversation's
+ * history stays bounded.
  */
 export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<SessionEnd> {
-  const state = { turnCount: input.turnCount ?? 0, turnsThisRun: 0, busy: false, idleSince: Date.now() };
-  let status: 'active' | 'ending' | 'ended' = 'active';
-  let ended: SessionEnd | undefined;
-  const dueToContinueAsNew = () =>
-    state.turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
+  const run: SessionRun = {
+    input,
+    status: 'active',
+    turnCount: input.turnCount ?? 0,
+    turnsThisRun: 0,
+    busy: false,
+    idleSince: Date.now(),
+    leases: patched(TURN_LEASES_PATCH) ? new TurnLeases() : null,
+  };
   /**
    * One update's work at a time, in the order they came: each takes a ticket and waits for its turn
    * (a condition alone would let every waiter through at once when the one before it finishes).
@@ -117,79 +167,111 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
     const ticket = lock.issued++;
     await condition(() => lock.serving === ticket);
-    state.busy = true;
+    run.busy = true;
     try {
       return await work();
     } finally {
-      state.busy = false;
-      state.idleSince = Date.now();
+      run.busy = false;
+      run.idleSince = Date.now();
       lock.serving++;
     }
   };
-  const refuseUnlessActive = () => {
-    if (status !== 'active') throw new Error('The session has ended');
+  const finish = async (reason: 'ended' | 'idle_timeout') => {
+    run.status = 'ending';
+    // the turn under way is recorded first; then the end, after the work already queued, in order
+    while (run.leases?.any()) await waitOnTurnLeases(run, () => true);
+    run.ended = await exclusive(() => endSession({ sessionId: input.sessionId, reason }));
+    run.status = 'ended';
+    setCurrentDetails(`Ended (${reason}) after ${run.ended.turnCount} turns`);
   };
+  setSessionHandlers(run, exclusive, finish);
+  setCurrentDetails('Waiting for the first turn');
+  await untilSessionEnds(run, finish);
+  await condition(() => run.status === 'ended');
+  await condition(allHandlersFinished);
+  return run.ended!;
+}
 
-  setHandler(sessionStateQuery, () => ({ status, turnCount: state.turnCount }));
-  setHandler(toolsUpdate, (round) => exclusive(() => runToolRound(input.sessionId, round)), {
-    validator: (_round: ToolRoundInput) => refuseUnlessActive(),
+function setSessionHandlers(
+  run: SessionRun,
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>,
+  finish: (reason: 'ended') => Promise<void>,
+): void {
+  const { sessionId } = run.input;
+  setHandler(sessionStateQuery, () => ({
+    status: run.status,
+    turnCount: run.turnCount,
+    turnsUnderWay: run.leases?.turnIds() ?? [],
+  }));
+  setHandler(turnLeaseSignal, ({ turnId, leaseMs }) => {
+    const now = Date.now();
+    // a run from before the patch ignores leases; an ending session takes no new turn
+    if (!run.leases || (run.status !== 'active' && !run.leases.holds(turnId, now))) return;
+    if (leaseMs > 0) return run.leases.hold(turnId, leaseMs, now);
+    // the turn ended without a record (it failed): the caller was heard until now
+    run.leases.end(turnId);
+    run.idleSince = Math.max(run.idleSince, now);
+  });
+  setHandler(toolsUpdate, (round) => exclusive(() => runToolRound(sessionId, round)), {
+    validator: (round: ToolRoundInput) => refuseUnlessOpen(run, round.turnId),
   });
   setHandler(commandUpdate, (command) => exclusive(() => runVoiceCommand(command)), {
-    validator: (_command: CommandInput) => refuseUnlessActive(),
+    validator: (command: CommandInput) => refuseUnlessOpen(run, command.turnId),
   });
   setHandler(
     turnUpdate,
     (turn) =>
       exclusive(async (): Promise<TurnRecord> => {
-        state.turnsThisRun++;
-        const recorded = await recordTurn({
-          sessionId: input.sessionId,
-          updateId: currentUpdateInfo()!.id,
-          ...turn,
-        });
-        state.turnCount = Math.max(state.turnCount, recorded.index);
+        run.turnsThisRun++;
+        const turnId = currentUpdateInfo()!.id;
+        const recorded = await recordTurn({ sessionId, updateId: turnId, ...turn });
+        run.leases?.end(turnId);
+        run.turnCount = Math.max(run.turnCount, recorded.index);
         setCurrentDetails(`Turn ${recorded.index}: “${turn.text}” → “${turn.spokenText}”`);
         return recorded;
       }),
     {
       validator: (turn) => {
-        refuseUnlessActive();
+        refuseUnlessOpen(run, currentUpdateInfo()!.id);
         if (typeof turn?.text !== 'string' || turn.text.trim() === '') throw new Error('text is required');
       },
     },
   );
-  const finish = async (reason: 'ended' | 'idle_timeout') => {
-    status = 'ending';
-    // after the work already queued (a tool round, a turn's record), in order
-    ended = await exclusive(() => endSession({ sessionId: input.sessionId, reason }));
-    status = 'ended';
-    setCurrentDetails(`Ended (${reason}) after ${ended.turnCount} turns`);
-  };
   setHandler(endUpdate, async () => {
-    if (status === 'active') await finish('ended');
-    await condition(() => status === 'ended');
-    return ended!;
+    if (run.status === 'active') await finish('ended');
+    await condition(() => run.status === 'ended');
+    return run.ended!;
   });
+}
 
-  setCurrentDetails('Waiting for the first turn');
-  // one timer per idle period, not one per turn: a timer that fires after a turn waits out the rest
-  while (status === 'active') {
-    const rest = state.idleSince + input.idleTimeoutMs - Date.now();
-    const woke =
-      rest > 0 && (await condition(() => status !== 'active' || (!state.busy && dueToContinueAsNew()), rest));
-    if (status !== 'active') break;
+/**
+ * The session's idle timer, one per idle period, not one per turn: a timer that fires after a turn
+ * waits out the rest of the period, and one that fires while a turn is under way waits for it. Ends
+ * the session as `idle_timeout`, or continues it as new every `turnsPerRun` turns.
+ */
+async function untilSessionEnds(
+  run: SessionRun,
+  finish: (reason: 'idle_timeout') => Promise<void>,
+): Promise<void> {
+  const { input } = run;
+  const active = () => run.status === 'active';
+  const dueToContinueAsNew = () =>
+    run.turnsThisRun >= input.turnsPerRun || workflowInfo().continueAsNewSuggested;
+  while (active()) {
+    const rest = run.idleSince + input.idleTimeoutMs - Date.now();
+    const woke = rest > 0 && (await condition(() => !active() || (!held(run) && dueToContinueAsNew()), rest));
+    if (!active()) break;
     if (woke) {
       await condition(allHandlersFinished);
-      if (status === 'active' && !state.busy) {
-        await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount: state.turnCount });
+      if (active() && !held(run)) {
+        await continueAsNew<typeof voiceSessionWorkflow>({ ...input, turnCount: run.turnCount });
       }
-    } else if (state.busy) {
-      await condition(() => !state.busy || status !== 'active');
-    } else if (Date.now() - state.idleSince >= input.idleTimeoutMs) {
+    } else if (run.busy) {
+      await condition(() => !run.busy || !active());
+    } else if (run.leases?.any()) {
+      await waitOnTurnLeases(run, active);
+    } else if (Date.now() - run.idleSince >= input.idleTimeoutMs) {
       await finish('idle_timeout');
     }
   }
-  await condition(() => status === 'ended');
-  await condition(allHandlersFinished);
-  return ended!;
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../common/context';
 import { ApiError } from '../../http/errors';
 import { answerTurn } from '../turn/answer-turn';
+import { TurnHold } from '../turn/turn-hold';
 import type { TurnAnswer, TurnListener } from '../turn/turn-listener';
 import { recordTurnInWorkflow } from '../turn/turn-store';
 import type { TurnRecord } from '../turn-types';
@@ -30,6 +31,32 @@ export interface StreamTurnResult {
   replyAudio?: { pcm: Int16Array; sampleRate: number };
 }
 
+/** The holds of the turns a call has taken and not yet ended, by turn id. */
+const waitingHolds = new Map<string, TurnHold>();
+
+/**
+ * Holds the session from now until `until` settles (docs/sessions.md "Idleness"): a turn the caller
+ * said while the agent still speaks waits behind the greeting or the turn before it, and the greeting
+ * is the agent speaking; neither is silence. A turn run meanwhile under `holdId` (its turn id) takes
+ * this hold over, so its record ends it; a hold whose turn never ran, or the greeting's, is given back
+ * when `until` settles, and the session idles from then.
+ */
+export function holdSessionUntil(
+  ctx: AppContext,
+  sessionId: string,
+  holdId: string,
+  until: Promise<unknown>,
+): void {
+  const hold = new TurnHold(ctx, sessionId, holdId);
+  hold.begin();
+  waitingHolds.set(holdId, hold);
+  const over = () => {
+    waitingHolds.delete(holdId);
+    hold.release(false);
+  };
+  until.then(over, over);
+}
+
 /** Events of the engine, as the stream sends them; the reply's text also goes to its speech. */
 function streamListener(input: StreamTurnInput, speech: ReplySpeech): TurnListener {
   const { turnId, send } = input;
@@ -52,9 +79,23 @@ function streamListener(input: StreamTurnInput, speech: ReplySpeech): TurnListen
  * call's listener (text deltas out at once, the reply spoken segment by segment, tool and workflow
  * events); once the reply has played, or was interrupted, the session's workflow records it
  * (`interrupted` and what was heard) and the call hears `turn.recorded`. A turn that fails is an
- * `error` event.
+ * `error` event. From its start to its record the turn holds the session (src/sessions/turn/turn-hold.ts).
  */
 export async function runStreamTurn(input: StreamTurnInput): Promise<StreamTurnResult> {
+  // the reply plays for seconds whatever answers it: the session is held (since the caller's input
+  // was taken, when the call said so) until the turn is recorded, so idleness counts from the reply's end
+  const hold = waitingHolds.get(input.turnId) ?? new TurnHold(input.ctx, input.sessionId, input.turnId);
+  hold.begin();
+  let result: StreamTurnResult = {};
+  try {
+    result = await answerAndRecord(input, hold);
+    return result;
+  } finally {
+    hold.release(result.turn !== undefined);
+  }
+}
+
+async function answerAndRecord(input: StreamTurnInput, hold: TurnHold): Promise<StreamTurnResult> {
   const { ctx, send, turnId } = input;
   // the reply's speech stops when the caller interrupts, or when the turn fails
   const failed = new AbortController();
@@ -73,7 +114,7 @@ export async function runStreamTurn(input: StreamTurnInput): Promise<StreamTurnR
   );
   let answer: TurnAnswer;
   try {
-    answer = await answerTurn(ctx, { ...input, listener: streamListener(input, speech) });
+    answer = await answerTurn(ctx, { ...input, listener: streamListener(input, speech), hold });
     await speech.finish();
   } catch (error) {
     failed.abort();

@@ -67,7 +67,11 @@ async function decideAnswer(ctx: AppContext, turn: TurnRequest, session?: TurnSe
   if (topic) return say(turn, 'refusal', refusalReply(topic));
   const match = matchCommand(turn.text, loaded.commands);
   if (match.kind === 'match') return answerWithCommand(ctx, turn, loaded, match.best);
-  if (ctx.config.llm.baseUrl) return answerWithModel(ctx, turn, loaded);
+  if (ctx.config.llm.baseUrl) {
+    // the model may take a while: the session's idle timer must not end the session under the turn
+    turn.hold?.begin();
+    return answerWithModel(ctx, turn, loaded);
+  }
   return say(turn, 'fallback', commandsMenuReply(loaded.commands.map((c) => c.command)));
 }
 

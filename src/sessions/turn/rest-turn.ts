@@ -10,6 +10,7 @@ import { releaseTurn } from '../turn-claims';
 import type { TurnRecord } from '../turn-types';
 import { workflowError } from '../workflow-errors';
 import { answerTurn } from './answer-turn';
+import { TurnHold } from './turn-hold';
 import { silentListener } from './turn-listener';
 import { claimTurnSession } from './turn-session';
 import { recordTurnInWorkflow, UPDATE_WAIT_MS } from './turn-store';
@@ -39,7 +40,9 @@ export async function takeTurn(
       `Session ${session.id} is answering another turn (or a live stream holds it); send the next turn once it is answered`,
     );
   }
-  let turn: TurnRecord;
+  let turn: TurnRecord | undefined;
+  // held while the model answers, so that the session's idle timer waits for the turn
+  const hold = new TurnHold(ctx, session.id, turnId);
   try {
     const startedAt = Date.now();
     const request = {
@@ -49,6 +52,7 @@ export async function takeTurn(
       startedAt,
       signal: new AbortController().signal,
       listener: silentListener,
+      hold,
     };
     const answer = await answerTurn(ctx, request, loaded);
     // the statement that records the turn also lets the session's next turn in (the claim)
@@ -64,6 +68,8 @@ export async function takeTurn(
       ctx.logger.warn({ err: failure, sessionId: session.id }, 'could not release the turn claim; it lapses'),
     );
     workflowError(error, session, res);
+  } finally {
+    hold.release(turn !== undefined);
   }
   return input.audio ? withSpokenReply(ctx, session, loaded.manifest, turn) : turn;
 }

@@ -1,5 +1,6 @@
 import type { FinishedExecution } from '../../voice-workflows';
 import type { TurnRecord } from '../turn-types';
+import type { TurnHold } from './turn-hold';
 
 /** What the engine tells a transport while a turn is answered (docs/voice-stream.md lists the events). */
 export interface TurnListener {
@@ -49,6 +50,12 @@ export interface TurnRequest {
   /** Aborted when the caller interrupts: the model stops, a tool call already started finishes. */
   signal: AbortSignal;
   listener: TurnListener;
+  /**
+   * The turn's hold on its session (src/sessions/turn/turn-hold.ts), begun before the model is asked;
+   * the transport releases it once the turn is recorded. Every transport passes one: without it the
+   * session's idle timer may end the session under a slow turn.
+   */
+  hold?: Pick<TurnHold, 'begin'>;
 }
 
 /** How the agent answered: the turn to record, but for what of it was spoken (the transport knows). */
