@@ -24,6 +24,11 @@ export const SCENARIOS = {
   'voice-session-command-fallback-end': 'voiceSessionWorkflow',
   /** With a model: a command, an answer, a tool round (`tools`), each turn recorded (`turn`); the end. */
   'voice-session-model-turns': 'voiceSessionWorkflow',
+  /**
+   * Since the `session-turn-leases` patch: the idle timer fires under a slow turn and waits on its
+   * lease (`turnLease`); `end` sent during a second slow turn records it first.
+   */
+  'voice-session-turn-held': 'voiceSessionWorkflow',
   'review-marketplace-item-checked-approved': 'reviewMarketplaceItemWorkflow',
   'remove-marketplace-item-removed': 'removeMarketplaceItemWorkflow',
   'remove-marketplace-item-restored': 'removeMarketplaceItemWorkflow',

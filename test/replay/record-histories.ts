@@ -24,7 +24,7 @@ import { derivedId } from '../../src/common/ids';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
-import { reviewStateQuery } from '../../workflows/messages';
+import { reviewStateQuery, sessionStateQuery } from '../../workflows/messages';
 import { TEST_ADMIN_TOKEN } from '../support/env';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { orderDeskModel, startLlmDouble } from '../support/llm-double';
@@ -502,6 +502,11 @@ async function main(): Promise<void> {
     await record('test-scenario-local-records', child);
     await record('test-scenario-local-steps', child);
     await recordGatedReviews(llmApp, await signDevToken(llmApp.dataDir, dev.email), record);
+    await recordHeldTurns(
+      { temporalAddress: temporal.address, llm, key: dev.testKey, personaId: sessionPersona.id },
+      record,
+      stops,
+    );
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
@@ -558,6 +563,49 @@ async function recordGatedReviews(
   await v1('PATCH', '/settings', { requirePassingTests: false });
   if (outcome.status !== 'rejected') throw new Error(`gated rejection: ${JSON.stringify(outcome)}`);
   await record('review-persona-tests-failed-rejected', failing.handle);
+}
+
+/**
+ * A session whose idle timeout (1 s) fires under its turns: a model turn slower than it (the timer
+ * waits on the turn's lease, `turnLease`), then `end` sent while a second slow turn is under way (the
+ * end waits for that turn's record). Served by an app and worker of their own (their idle timeout).
+ */
+async function recordHeldTurns(
+  setup: {
+    temporalAddress: string;
+    llm: Awaited<ReturnType<typeof startLlmDouble>>;
+    key: string;
+    personaId: string;
+  },
+  record: (name: ScenarioName, handle: WorkflowHandle) => Promise<void>,
+  stops: (() => Promise<unknown>)[],
+): Promise<void> {
+  const app = await startTestApp({
+    RATE_LIMITS: 'off',
+    LLM_BASE_URL: setup.llm.baseUrl,
+    SESSION_IDLE_TIMEOUT_S: '1',
+    TEMPORAL_TASK_QUEUE: 'vp-histories-idle',
+  });
+  stops.push(() => app.close());
+  const worker = await startWorker(app.ctx, setup.temporalAddress);
+  stops.push(() => worker.stop());
+  const v2 = async (method: string, urlPath: string, body?: unknown) => {
+    const res = await call(app.baseUrl, method, `/api/v2/developers${urlPath}`, { token: setup.key, body });
+    if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data;
+  };
+  setup.llm.script(() => ({ content: 'That took a while.', delayMs: 2_000 }));
+  const session = await v2('POST', '/sessions', { personaId: setup.personaId, userId: 'caller-slow' });
+  const handle = app.ctx.temporal.workflow.getHandle(session.id);
+  const first = await v2('POST', `/sessions/${session.id}/turns`, { text: 'Take your time' });
+  const second = v2('POST', `/sessions/${session.id}/turns`, { text: 'And another thing' });
+  for (let i = 0; i < 100 && (await handle.query(sessionStateQuery)).turnsUnderWay.length === 0; i++)
+    await sleep(20);
+  const ended = await v2('POST', `/sessions/${session.id}/end`);
+  const answered = await second;
+  if (first.index !== 1 || answered.index !== 2 || ended.turnCount !== 2)
+    throw new Error(`held turns: ${JSON.stringify([first, answered, ended])}`);
+  await record('voice-session-turn-held', handle);
 }
 
 main().then(
