@@ -4,7 +4,7 @@
  * graded by the model (judge.ts) and only turned into a verdict here.
  */
 
-import { REGEX_TEXT_LIMIT } from '../common/safe-regex';
+import { REGEX_TEXT_LIMIT, regexProblem, tenantRegex } from '../common/safe-regex';
 import type { Expectation, JudgeGrade, TranscriptTurn, Verdict } from './agent-test-types';
 
 type Check = { passed: boolean; reason: string };
@@ -70,7 +70,10 @@ export function checkTurn(e: TurnCheckable, turn: TranscriptTurn): Check {
       };
     }
     case 'replyMatches': {
-      const passed = new RegExp(e.pattern, e.flags).test(turn.reply.slice(0, REGEX_TEXT_LIMIT));
+      // on the linear-time engine (src/common/safe-regex.ts); a pattern stored before it ran them fails
+      const problem = regexProblem(e.pattern, e.flags);
+      if (problem) return { passed: false, reason: `the pattern /${e.pattern}/ cannot be run: ${problem}` };
+      const passed = tenantRegex(e.pattern, e.flags).test(turn.reply.slice(0, REGEX_TEXT_LIMIT));
       return {
         passed,
         reason: `the reply ${quote(turn.reply)} ${passed ? 'matches' : 'does not match'} /${e.pattern}/`,

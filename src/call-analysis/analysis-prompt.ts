@@ -94,6 +94,23 @@ function parseJson(content: string): unknown {
 }
 
 /**
+ * `data` against the persona's JSON Schema. A schema saved before its patterns had to suit the
+ * linear-time engine (a lookahead, say) no longer compiles: that is a problem of the answer's data,
+ * named, not an exception that would retry the activity for ever.
+ */
+function dataProblems(schema: Record<string, unknown>, data: unknown): string[] {
+  let validate: ReturnType<typeof dataSchemaValidator>;
+  try {
+    validate = dataSchemaValidator(schema);
+  } catch (error) {
+    return [
+      `data: the persona's data schema cannot be checked: ${error instanceof Error ? error.message : String(error)}`,
+    ];
+  }
+  return validate(data) ? [] : schemaErrorLines(validate.errors, 'data');
+}
+
+/**
  * Checks a model's answer against what the setting asks: JSON, the parts asked for with the right
  * shapes (zod), and `data` against the persona's JSON Schema (ajv). Answers the result or every problem.
  */
@@ -121,10 +138,7 @@ export function checkAnswer(
     if (a.data === undefined) problems.push('data: is required');
     else if (Buffer.byteLength(JSON.stringify(a.data)) > DATA_MAX_BYTES)
       problems.push(`data: must be at most ${DATA_MAX_BYTES} bytes as JSON`);
-    else {
-      const validate = dataSchemaValidator(setting.dataSchema);
-      if (!validate(a.data)) problems.push(...schemaErrorLines(validate.errors, 'data'));
-    }
+    else problems.push(...dataProblems(setting.dataSchema, a.data));
   }
   if (problems.length) return { ok: false, problems };
   return {

@@ -1,76 +1,100 @@
+import { RE2JS } from 're2js';
+import { toRe2Syntax, UnsupportedPattern } from './re2-syntax';
+
 /**
- * The bound on the patterns tenants write (`replyMatches` expectations, `pattern` in an analysis
- * data schema; docs/personas.md): JavaScript's regex engine backtracks, so a pattern like `(a+)+$`
- * can take exponential time on a crafted reply. Rather
- * than a timeout, a pattern is refused at write time unless it has star height at most 1 (the check
- * safe-regex makes): no quantified group may contain a quantifier or an alternation, and no
- * backreferences. With the pattern capped at 200 characters and the text at REGEX_TEXT_LIMIT, what
- * remains runs in polynomial time of small degree.
+ * The regular expressions tenants write (`replyMatches` expectations, `pattern` and
+ * `patternProperties` in an analysis data schema; docs/security.md "Tenant regular expressions").
+ * JavaScript's engine backtracks: `a*a*c`, `(a|aa)*c` or `(a+)+$` on a long run of `a`s takes
+ * polynomial or exponential time, and it cannot be interrupted, so one pattern could hold the shared
+ * worker. Tenant patterns therefore never run on it: they run on re2js, a pure JavaScript port of
+ * RE2's engine, whose time is linear in the text whatever the pattern. The pattern keeps
+ * JavaScript's syntax and meaning (re2-syntax.ts rewrites it); what RE2 cannot run (backreferences,
+ * lookaround) is refused when it is written, by the same code that compiles it to run, so nothing
+ * accepted fails to compile later.
  */
 
 /** A reply is matched on at most this many characters. */
 export const REGEX_TEXT_LIMIT = 10_000;
 /** The longest pattern accepted. */
 export const REGEX_PATTERN_LIMIT = 200;
+/**
+ * The most instructions a compiled pattern may have. Matching takes time linear in the text times
+ * this size at worst; patterns people write compile to a few dozen, only large repeat counts
+ * (`.{1000}`) go past it.
+ */
+export const REGEX_PROGRAM_LIMIT = 200;
 
-interface Group {
-  /** The group holds a quantifier or an alternation: quantifying it again could backtrack exponentially. */
-  risky: boolean;
+/** Why a tenant's pattern cannot be run (the message says what to change). */
+export class TenantPatternError extends Error {}
+
+/** A compiled tenant pattern: whether it matches somewhere in a text, in time linear in the text. */
+export interface TenantRegex {
+  test(text: string): boolean;
+  toString(): string;
 }
 
-const QUANTIFIER_START = /^(?:[*+?]|\{\d+(?:,\d*)?\})/;
+/** Compiled patterns by flags and text, bounded (oldest out first): few distinct patterns are in use. */
+const compiled = new Map<string, TenantRegex>();
+const COMPILED_KEPT = 1000;
 
-/** Why the pattern is refused, or null when it is acceptable. */
-export function regexProblem(pattern: string, flags = ''): string | null {
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+function compile(pattern: string, flags: string): TenantRegex {
   try {
     new RegExp(pattern, flags);
   } catch (error) {
-    return `not a valid regular expression: ${(error as Error).message}`;
+    throw new TenantPatternError(`not a valid regular expression: ${messageOf(error)}`);
   }
-  const stack: Group[] = [{ risky: false }];
-  let closed: Group | null = null;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    const quantifier = QUANTIFIER_START.exec(pattern.slice(i));
-    if (quantifier) {
-      if (closed?.risky)
-        return 'nested quantifiers (like `(a+)+`) can take exponential time; simplify the pattern';
-      stack[stack.length - 1].risky = true;
-      i += quantifier[0].length - 1;
-      if (pattern[i + 1] === '?') i++; // a lazy quantifier
-      closed = null;
-      continue;
-    }
-    closed = null;
-    if (c === '\\') {
-      if (/[1-9k]/.test(pattern[i + 1] ?? '')) return 'backreferences are not allowed';
-      i++;
-    } else if (c === '[') {
-      i = endOfClass(pattern, i);
-    } else if (c === '(') {
-      stack.push({ risky: false });
-      i += groupPrefix(pattern.slice(i + 1)).length;
-    } else if (c === ')') {
-      const group = stack.pop() as Group;
-      closed = group;
-      if (group.risky) stack[stack.length - 1].risky = true;
-    } else if (c === '|') {
-      stack[stack.length - 1].risky = true;
-    }
+  let syntax: string;
+  try {
+    syntax = toRe2Syntax(pattern, flags);
+  } catch (error) {
+    if (error instanceof UnsupportedPattern)
+      throw new TenantPatternError(`${error.message}: patterns run on a linear-time engine (RE2)`);
+    throw new TenantPatternError(`not a valid regular expression: ${messageOf(error)}`);
   }
-  return null;
+  let engine: RE2JS;
+  try {
+    engine = RE2JS.compile(syntax, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (error) {
+    throw new TenantPatternError(`the linear-time engine (RE2) cannot run it: ${messageOf(error)}`);
+  }
+  if (engine.programSize() > REGEX_PROGRAM_LIMIT)
+    throw new TenantPatternError(
+      `too large: it compiles to ${engine.programSize()} instructions of the linear-time engine, at most ${REGEX_PROGRAM_LIMIT} (use smaller repeat counts)`,
+    );
+  return { test: (text) => engine.test(text), toString: () => `/${pattern}/${flags}` };
 }
 
-/** A group's `?:`, `?=`, `?!`, `?<=`, `?<!` or `?<name>` (not a quantifier). */
-function groupPrefix(rest: string): string {
-  return /^\?(?:[:=!]|<[=!]|<[A-Za-z_$][\w$]*>)/.exec(rest)?.[0] ?? '';
+/**
+ * A tenant's pattern (JavaScript syntax and flags `i m s u`), compiled for the linear-time engine;
+ * throws TenantPatternError when it cannot be run (regexProblem says why beforehand).
+ */
+export function tenantRegex(pattern: string, flags = ''): TenantRegex {
+  const key = `${flags}/${pattern}`;
+  const known = compiled.get(key);
+  if (known) return known;
+  const regex = compile(pattern, flags);
+  compiled.set(key, regex);
+  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
+  return regex;
 }
 
-/** The index of the `]` that closes the character class opened at `start`. */
-function endOfClass(pattern: string, start: number): number {
-  for (let i = start + 1; i < pattern.length; i++) {
-    if (pattern[i] === '\\') i++;
-    else if (pattern[i] === ']') return i;
+/** Why the pattern is refused, or null when it is acceptable: exactly when tenantRegex would throw. */
+export function regexProblem(pattern: string, flags = ''): string | null {
+  try {
+    tenantRegex(pattern, flags);
+    return null;
+  } catch (error) {
+    if (error instanceof TenantPatternError) return error.message;
+    throw error;
   }
-  return pattern.length;
 }
+
+/**
+ * The engine ajv compiles a data schema's `pattern`s and `patternProperties` keys with (its
+ * `code.regExp` option; `u` is the flag JSON Schema asks for), so they run on RE2 too.
+ */
+export const tenantRegExpEngine = Object.assign((pattern: string, u: string) => tenantRegex(pattern, u), {
+  code: 'tenantRegex',
+});

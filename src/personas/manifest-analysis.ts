@@ -1,6 +1,6 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { z } from 'zod';
-import { REGEX_PATTERN_LIMIT, regexProblem } from '../common/safe-regex';
+import { REGEX_PATTERN_LIMIT, regexProblem, tenantRegExpEngine } from '../common/safe-regex';
 
 /** The most a `dataSchema` may weigh as JSON: it goes into every analysis prompt. */
 export const DATA_SCHEMA_MAX_BYTES = 8 * 1024;
@@ -11,8 +11,16 @@ export const SUCCESS_CRITERIA_MAX_CHARS = 4000;
  * One ajv instance for every data schema (JSON Schema 2020-12). `strict: false`: a schema written
  * for another draft with a keyword ajv does not know still compiles (the keyword is ignored).
  * Nothing is fetched: a `$ref` to another document fails to compile, so such a schema is refused.
+ * Its `pattern`s and `patternProperties` keys run on the linear-time engine tenants' patterns run on
+ * (src/common/safe-regex.ts), not on JavaScript's.
  */
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false });
+const ajv = new Ajv2020({
+  allErrors: true,
+  strict: false,
+  validateFormats: false,
+  addUsedSchema: false,
+  code: { regExp: tenantRegExpEngine },
+});
 
 /**
  * Compiled validators by schema text, bounded (oldest out first): a worker sees few distinct
@@ -48,9 +56,9 @@ export function schemaErrorLines(errors: ErrorObject[] | null | undefined, base 
 }
 
 /**
- * The `pattern`s and `patternProperties` keys anywhere in `node` that the worker should not run on
- * a model's answer (src/common/safe-regex.ts: star height at most 1, no backreferences, at most
- * REGEX_PATTERN_LIMIT characters; ajv runs them with the `u` flag), as `"<path>: <problem>"`.
+ * The `pattern`s and `patternProperties` keys anywhere in `node` that the linear-time engine cannot
+ * run (src/common/safe-regex.ts: no backreferences or lookaround, at most REGEX_PATTERN_LIMIT
+ * characters; ajv runs them with the `u` flag), as `"<path>: <problem>"`.
  */
 function unsafePatterns(node: unknown, path: string): string[] {
   if (Array.isArray(node)) return node.flatMap((item, i) => unsafePatterns(item, `${path}/${i}`));
