@@ -1,4 +1,4 @@
-import { PeriodQuery, UsageQuery } from '../src/analytics/analytics.schemas';
+import { PeriodQuery, SessionPeriodQuery, UsageQuery } from '../src/analytics/analytics.schemas';
 import { errorCodeForStatus } from '../src/analytics/codes';
 import { dayRows } from '../src/analytics/recorder';
 import {
@@ -73,6 +73,16 @@ describe('analytics windows', () => {
 describe('analytics queries', () => {
   it('period and environment default to week and live; anything else is refused by name', () => {
     expect(PeriodQuery.parse({})).toEqual({ period: 'week', environment: 'live' });
+    expect(SessionPeriodQuery.parse({})).toEqual({
+      period: 'week',
+      environment: 'live',
+      includeTestRuns: false,
+    });
+    expect(SessionPeriodQuery.parse({ includeTestRuns: 'true' }).includeTestRuns).toBe(true);
+    expect(SessionPeriodQuery.safeParse({ includeTestRuns: 'yes' }).error?.issues[0].path).toEqual([
+      'includeTestRuns',
+    ]);
+    expect(PeriodQuery.safeParse({ includeTestRuns: 'true' }).success).toBe(false);
     expect(PeriodQuery.safeParse({ period: 'quarter' }).error?.issues[0].path).toEqual(['period']);
     expect(PeriodQuery.safeParse({ environment: 'prod' }).error?.issues[0].path).toEqual(['environment']);
     expect(PeriodQuery.safeParse({ extra: '1' }).success).toBe(false);

@@ -31,13 +31,19 @@ export async function startTestSession(
     environment: 'test',
     userId,
   });
-  session ??= await startSession(ctx, em, testOwner(input.accountId), {
-    personaId: input.personaId,
-    ...(input.personaVersion === null ? {} : { personaVersion: input.personaVersion }),
-    userId,
-    metadata: { testRunId: input.runId, scenarioId: input.scenarioId },
-    recording: false,
-  });
+  session ??= await startSession(
+    ctx,
+    em,
+    testOwner(input.accountId),
+    {
+      personaId: input.personaId,
+      ...(input.personaVersion === null ? {} : { personaVersion: input.personaVersion }),
+      userId,
+      metadata: { testRunId: input.runId, scenarioId: input.scenarioId },
+      recording: false,
+    },
+    { testRunId: input.runId },
+  );
   // no mocks, no row: a session without one has nothing mocked
   if (input.mocks && Object.keys(input.mocks).length > 0) {
     await em

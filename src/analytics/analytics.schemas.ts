@@ -20,8 +20,20 @@ const period = z.enum(PERIODS).default('week').meta({
     'Rolling window ending now: `day` (24 h), `week` (7 days, default), `month` (30 days) or `year` (365 days)',
 });
 
+const includeTestRuns = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true')
+  .meta({
+    description:
+      '`true`: count the sessions of agent-test runs too (their users, personas, durations and analyses), which are left out by default',
+  });
+
 export const PeriodQuery = z.strictObject({ period, environment });
 export type PeriodQueryInput = z.infer<typeof PeriodQuery>;
+/** A period's figures of sessions, which may count the sessions of agent-test runs too. */
+export const SessionPeriodQuery = z.strictObject({ period, environment, includeTestRuns });
+export type SessionPeriodQueryInput = z.infer<typeof SessionPeriodQuery>;
 
 const isoDay = z
   .string()
@@ -35,6 +47,7 @@ export const UsageQuery = z
     }),
     to: isoDay.optional().meta({ description: 'Last day (UTC, inclusive); default today' }),
     environment,
+    includeTestRuns,
   })
   .superRefine((q, issue) => {
     if (q.from && q.to && q.from > q.to) {

@@ -5,118 +5,34 @@ import type {
   ErrorEntry,
   PeriodQueryInput,
   PersonaEntry,
+  SessionPeriodQueryInput,
   UsageEntry,
   UsageQueryInput,
 } from './analytics.schemas';
+import { apiCallRows } from './api-call-rows';
 import { RUNTIME_FAILURE_MESSAGES, type RuntimeFailureCode } from './codes';
+import {
+  currentWindowUsers,
+  dailyUsers,
+  PERSONA_TOTALS,
+  PERSONA_USERS,
+  type SessionScope,
+  sessionRows,
+  USERS,
+} from './session-rows';
 import { successByPersona } from './success-rates';
 import {
   change,
-  DAY_MS,
-  dayStart,
   daysBetween,
   environmentsOf,
   type Period,
   periodWindows,
-  splitWindow,
   type TimeWindow,
   usageRange,
-  utcDay,
 } from './windows';
-
-/** A piece of SQL and its bindings. */
-interface Sql {
-  sql: string;
-  bindings: unknown[];
-}
-
-const join = (parts: Sql[], separator: string): Sql => ({
-  sql: parts.map((p) => p.sql).join(separator),
-  bindings: parts.flatMap((p) => p.bindings),
-});
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** `(t >= from and t < to) or …` over the edge ranges of a window. */
-function ranges(column: string, edges: TimeWindow[]): Sql {
-  return {
-    sql: edges.map(() => `(${column} >= ? and ${column} < ?)`).join(' or '),
-    bindings: edges.flatMap((e) => [new Date(e.from), new Date(e.to)]),
-  };
-}
-
-/**
- * The API call rows of a window: whole days from `api_call_days`, the partial days at its edges
- * from `api_call_minutes`. Columns: calls, error_code, latency_ms_sum, last_at, last_message.
- */
-function apiCallRows(accountId: string, envs: string[], window: TimeWindow, errorsOnly = false): Sql {
-  const { days, edges } = splitWindow(window);
-  const errorFilter = errorsOnly ? ` and "error_code" <> ''` : '';
-  const parts: Sql[] = [];
-  if (days) {
-    parts.push({
-      sql: `select "calls", "error_code", "latency_ms_sum", "last_at", "last_message" from "api_call_days"
-        where "account_id" = ? and "environment" = any(?) and "day" >= ?::date and "day" < ?::date${errorFilter}`,
-      bindings: [accountId, envs, days.from, days.to],
-    });
-  }
-  if (edges.length) {
-    const r = ranges('"minute"', edges);
-    parts.push({
-      sql: `select "calls", "error_code", "latency_ms_sum", "last_at", "last_message" from "api_call_minutes"
-        where "account_id" = ? and "environment" = any(?) and (${r.sql})${errorFilter}`,
-      bindings: [accountId, envs, ...r.bindings],
-    });
-  }
-  return join(parts, ' union all ');
-}
-
-const SESSION_DURATION_MS = `coalesce(round(extract(epoch from ("ended_at" - "started_at")) * 1000), 0)::bigint`;
-
-/**
- * Rows of the sessions started in a window: whole days from a rollup (`rollup` columns, rows with a
- * session), the partial days at its edges from the session rows (`edge` columns, index-only).
- */
-function sessionRows(
-  accountId: string,
-  envs: string[],
-  window: TimeWindow,
-  source: { rollup: string; columns: string; edgeColumns: string },
-): Sql {
-  const { days, edges } = splitWindow(window);
-  const parts: Sql[] = [];
-  if (days) {
-    parts.push({
-      sql: `select ${source.columns} from "${source.rollup}"
-        where "account_id" = ? and "environment" = any(?) and "day" >= ?::date and "day" < ?::date and "sessions" > 0`,
-      bindings: [accountId, envs, days.from, days.to],
-    });
-  }
-  if (edges.length) {
-    const r = ranges('"started_at"', edges);
-    parts.push({
-      sql: `select ${source.edgeColumns} from "sessions" where "account_id" = ? and "environment" = any(?) and (${r.sql})`,
-      bindings: [accountId, envs, ...r.bindings],
-    });
-  }
-  return join(parts, ' union all ');
-}
-
-/** User ids (one row per user and day at most). */
-const USERS = { rollup: 'session_user_days', columns: '"user_id"', edgeColumns: '"user_id"' };
-/** Per persona and day: sessions, ended ones, their summed duration. */
-const PERSONA_TOTALS = {
-  rollup: 'session_persona_days',
-  columns: '"persona_id", "sessions", "ended", "duration_ms_sum"',
-  edgeColumns: `"persona_id", 1 as "sessions", ("ended_at" is not null)::int as "ended", ${SESSION_DURATION_MS} as "duration_ms_sum"`,
-};
-/** Persona and user pairs. */
-const PERSONA_USERS = {
-  rollup: 'session_days',
-  columns: '"persona_id", "user_id"',
-  edgeColumns: '"persona_id", "user_id"',
-};
 
 interface WindowFigures {
   calls: number;
@@ -126,41 +42,10 @@ interface WindowFigures {
   personas: number;
 }
 
-/**
- * The users of a window that ends now: those whose latest day with a session is the window's first
- * whole day or later (`session_users`, one index range), and those with a session in the partial
- * day before it (the rows). Assumes no session starts after the window's end (now, to the minute).
- */
-function currentWindowUsers(accountId: string, envs: string[], window: TimeWindow): Sql {
-  const firstWholeDay = utcDay(window.from + DAY_MS - 1);
-  const firstWholeDayStart = dayStart(firstWholeDay);
-  const parts: Sql[] = [
-    {
-      sql: `select "user_id" from "session_users" where "account_id" = ? and "environment" = any(?) and "last_day" >= ?::date`,
-      bindings: [accountId, envs, firstWholeDay],
-    },
-  ];
-  if (window.from < firstWholeDayStart) {
-    parts.push({
-      sql: `select "user_id" from "sessions" where "account_id" = ? and "environment" = any(?) and "started_at" >= ? and "started_at" < ?`,
-      bindings: [accountId, envs, new Date(window.from), new Date(firstWholeDayStart)],
-    });
-  }
-  return join(parts, ' union all ');
-}
-
-async function windowFigures(
-  knex: Knex,
-  accountId: string,
-  envs: string[],
-  window: TimeWindow,
-  endsNow: boolean,
-) {
-  const calls = apiCallRows(accountId, envs, window);
-  const users = endsNow
-    ? currentWindowUsers(accountId, envs, window)
-    : sessionRows(accountId, envs, window, USERS);
-  const personas = sessionRows(accountId, envs, window, PERSONA_TOTALS);
+async function windowFigures(knex: Knex, scope: SessionScope, window: TimeWindow, endsNow: boolean) {
+  const calls = apiCallRows(scope.accountId, scope.envs, window);
+  const users = endsNow ? currentWindowUsers(scope, window) : sessionRows(scope, window, USERS);
+  const personas = sessionRows(scope, window, PERSONA_TOTALS);
   const [api, people] = await Promise.all([
     knex.raw<{ rows: { calls: string | null; errors: string | null; latency: number | null }[] }>(
       `select sum("calls") as calls, sum("calls") filter (where "error_code" <> '') as errors, sum("latency_ms_sum") as latency
@@ -187,6 +72,16 @@ async function windowFigures(
 const errorRate = (f: WindowFigures) => (f.calls === 0 ? 0 : f.errors / f.calls);
 const avgResponseTime = (f: WindowFigures) => (f.calls === 0 ? 0 : f.latencyMsSum / f.calls);
 
+/** Whose sessions count: the account's, of the environments asked for, test runs only if asked for. */
+const scopeOf = (
+  accountId: string,
+  query: { environment: PeriodQueryInput['environment']; includeTestRuns: boolean },
+): SessionScope => ({
+  accountId,
+  envs: environmentsOf(query.environment),
+  includeTestRuns: query.includeTestRuns,
+});
+
 /** The period's window and the previous one's start, as the answers show them. */
 function windowOf(period: Period, now: number) {
   const { current, previous } = periodWindows(period, now);
@@ -200,14 +95,14 @@ function windowOf(period: Period, now: number) {
 export async function analyticsOverview(
   knex: Knex,
   accountId: string,
-  query: PeriodQueryInput,
+  query: SessionPeriodQueryInput,
   now = Date.now(),
 ) {
-  const envs = environmentsOf(query.environment);
+  const scope = scopeOf(accountId, query);
   const { current, previous, shown } = windowOf(query.period, now);
   const [cur, prev] = await Promise.all([
-    windowFigures(knex, accountId, envs, current, true),
-    windowFigures(knex, accountId, envs, previous, false),
+    windowFigures(knex, scope, current, true),
+    windowFigures(knex, scope, previous, false),
   ]);
   const overview: z.input<typeof AnalyticsOverview> = {
     totalApiCalls: cur.calls,
@@ -230,8 +125,10 @@ export async function analyticsUsage(
   query: UsageQueryInput,
   now = Date.now(),
 ) {
-  const envs = environmentsOf(query.environment);
+  const scope = scopeOf(accountId, query);
+  const envs = scope.envs;
   const { from, to } = usageRange(query, now);
+  const users = dailyUsers(scope, from, to);
   const [api, people] = await Promise.all([
     knex.raw<{ rows: { day: string; calls: string; errors: string | null }[] }>(
       `select "day"::text as day, sum("calls") as calls, sum("calls") filter (where "error_code" <> '') as errors
@@ -239,25 +136,14 @@ export async function analyticsUsage(
        group by "day"`,
       [accountId, envs, from, to],
     ),
-    // one environment: the kept daily count; both: distinct over the users of each day
-    knex.raw<{ rows: { day: string; users: string }[] }>(
-      envs.length === 1
-        ? `select "day"::text as day, "users" from "session_day_users"
-           where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date`
-        : `select "day"::text as day, count(*) as users from (
-             select "day", "user_id" from "session_user_days"
-             where "account_id" = ? and "environment" = any(?) and "day" between ?::date and ?::date and "sessions" > 0
-             group by "day", "user_id") u
-           group by "day"`,
-      [accountId, envs, from, to],
-    ),
+    knex.raw<{ rows: { day: string; users: string }[] }>(users.sql, users.bindings),
   ]);
   const calls = new Map(api.rows.map((r) => [r.day, r]));
-  const users = new Map(people.rows.map((r) => [r.day, num(r.users)]));
+  const usersByDay = new Map(people.rows.map((r) => [r.day, num(r.users)]));
   const usage: z.input<typeof UsageEntry>[] = daysBetween(from, to).map((date) => ({
     date,
     apiCalls: num(calls.get(date)?.calls),
-    uniqueUsers: users.get(date) ?? 0,
+    uniqueUsers: usersByDay.get(date) ?? 0,
     errors: num(calls.get(date)?.errors),
   }));
   return { usage, from, to };
@@ -269,13 +155,13 @@ export const DELETED_PERSONA_NAME = '(deleted persona)';
 export async function analyticsPersonas(
   knex: Knex,
   accountId: string,
-  query: PeriodQueryInput,
+  query: SessionPeriodQueryInput,
   now = Date.now(),
 ) {
-  const envs = environmentsOf(query.environment);
+  const scope = scopeOf(accountId, query);
   const { current, shown } = windowOf(query.period, now);
-  const totals = sessionRows(accountId, envs, current, PERSONA_TOTALS);
-  const pairs = sessionRows(accountId, envs, current, PERSONA_USERS);
+  const totals = sessionRows(scope, current, PERSONA_TOTALS);
+  const pairs = sessionRows(scope, current, PERSONA_USERS);
   const [byPersona, usersByPersona, success] = await Promise.all([
     knex.raw<{
       rows: { persona_id: string; name: string | null; total: string; ended: string; duration: string }[];
@@ -293,7 +179,7 @@ export async function analyticsPersonas(
        group by "persona_id"`,
       pairs.bindings,
     ),
-    successByPersona(knex, accountId, envs, current),
+    successByPersona(knex, scope, current),
   ]);
   const users = new Map(usersByPersona.rows.map((r) => [r.persona_id, num(r.users)]));
   const personas: z.input<typeof PersonaEntry>[] = byPersona.rows.map((r) => ({

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { RequestContext } from '@mikro-orm/postgresql';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { AppContext } from '../common/context';
@@ -74,6 +75,10 @@ export function createApp(ctx: AppContext): {
       strict: true,
       // nesting is bounded before parsing: deep bodies would overflow the stack of every recursive consumer
       verify: (_req, _res, buf, encoding) => {
+        // bytes that are not UTF-8 would be decoded to U+FFFD and stored so: refused instead
+        if (/^utf-?8$/i.test(encoding) && !isUtf8(buf)) {
+          throw validationFailed(['body: is not valid UTF-8'], 'JSON body is not valid UTF-8');
+        }
         const bytes = /^utf-?8$/i.test(encoding) ? buf : Buffer.from(new TextDecoder(encoding).decode(buf));
         if (jsonNestingExceeds(bytes, MAX_JSON_DEPTH)) {
           throw validationFailed(

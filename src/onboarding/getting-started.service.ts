@@ -13,14 +13,15 @@ const TITLES: Record<GettingStartedStep, string> = {
 
 /**
  * Each step read from the account's real state, in one statement, in either environment: an active
- * API key; a persona; a persona with a voice; a session with at least one turn; an MCP server, a
- * custom tool or an installed marketplace tool; a webhook. (It reads other areas' tables, read only.)
+ * API key; a persona; a persona with a voice; a session with at least one turn (an agent-test run's
+ * sessions do not count); an MCP server, a custom tool or an installed marketplace tool; a webhook.
+ * (It reads other areas' tables, read only.)
  */
 const STEPS_SQL = `select
     exists (select 1 from api_keys where account_id = ? and revoked_at is null) as key,
     exists (select 1 from personas where account_id = ?) as persona,
     exists (select 1 from personas where account_id = ? and manifest #>> '{voice,voice_id}' is not null) as voice,
-    exists (select 1 from sessions where account_id = ? and turn_count > 0) as talk,
+    exists (select 1 from sessions where account_id = ? and turn_count > 0 and test_run_id is null) as talk,
     (exists (select 1 from mcp_servers where account_id = ?)
       or exists (select 1 from tools where account_id = ?)
       or exists (select 1 from marketplace_installations where user_id = ?)) as tool,

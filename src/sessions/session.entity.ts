@@ -21,6 +21,7 @@ export class Session {
     | 'workflowStartedAt'
     | 'recording'
     | 'personaVersion'
+    | 'testRunId'
     | 'createdAt'
     | 'updatedAt';
   id: string = newId('sess');
@@ -40,6 +41,11 @@ export class Session {
   workflowStartedAt?: Date | null;
   /** Keep each turn's caller and reply audio (docs/voice-stream.md "Recordings"). */
   recording = false;
+  /**
+   * The agent-test run (`testrun_…`) that started the session, null for any other session (docs/sessions.md
+   * "Test-run sessions"): left out of the log, the analytics and webhooks unless asked for.
+   */
+  testRunId?: string | null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date();
 }
@@ -61,6 +67,7 @@ export const SessionSchema = new EntitySchema<Session>({
     turnCount: { type: 'integer' },
     workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     recording: { type: 'boolean', default: false },
+    testRunId: { type: 'string', length: 40, nullable: true },
     ...timestampProperties(),
   },
 });

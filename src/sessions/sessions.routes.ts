@@ -2,8 +2,11 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
+import { deleteSession } from './session-deletion';
+import { listSessions } from './session-list';
 import {
   ClientTokenEnvelope,
+  DeletedSessionEnvelope,
   ListSessionsQuery,
   SessionContextEnvelope,
   SessionDetailEnvelope,
@@ -21,7 +24,6 @@ import {
   clientToken,
   endSession,
   getSession,
-  listSessions,
   sessionContext,
   startSession,
   takeTurn,
@@ -51,6 +53,8 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       method: 'get',
       path: '/sessions',
       summary: 'List sessions',
+      description:
+        'The sessions of agent-test runs (`testRunId` set) are left out unless `includeTestRuns=true`; console test calls are listed like any session of the environment.',
       scope: 'sessions:read',
       query: ListSessionsQuery,
       success: { description: 'Sessions, newest first', schema: SessionList },
@@ -67,6 +71,17 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       params: SessionIdParams,
       success: { description: 'The session and every turn', schema: SessionDetailEnvelope },
       handler: async ({ auth, params }) => ok(await getSession(em(), auth, params.id)),
+    })
+    .route({
+      method: 'delete',
+      path: '/sessions/:id',
+      summary: 'Delete an ended session',
+      description:
+        'Deletes the session with its transcript, recordings, tool calls and post-call analysis, and its workflow history in Temporal; it leaves the analytics too. An active session → 409 (end it first). Events already sent stay sent.',
+      scope: 'sessions:write',
+      params: SessionIdParams,
+      success: { description: 'Deleted', schema: DeletedSessionEnvelope },
+      handler: async ({ auth, params }) => ok(await deleteSession(ctx, em(), auth, params.id)),
     })
     .route({
       method: 'post',

@@ -58,6 +58,14 @@ export const ListSessionsQuery = z.strictObject({
     .max(200)
     .optional()
     .meta({ description: 'Sessions with a turn whose words or reply contain this text (case-insensitive)' }),
+  includeTestRuns: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .meta({
+      description:
+        '`true`: the sessions of agent-test runs too (`testRunId` set), which the list leaves out by default',
+    }),
   ...paginationQuery,
 });
 export type ListSessionsInput = z.infer<typeof ListSessionsQuery>;
@@ -132,6 +140,10 @@ const SessionBase = z.object({
   endReason: z.enum(SESSION_END_REASONS).nullable(),
   turnCount: z.number().int(),
   recording: z.boolean().meta({ description: "Each turn's audio is kept" }),
+  testRunId: z.string().nullable().meta({
+    description:
+      'The agent-test run (`testrun_…`) that held this session; null for every other session. Such sessions are left out of the list, the analytics and webhooks unless asked for',
+  }),
 });
 export const SessionSummary = SessionBase.meta({ id: 'Session' });
 export const SessionDetail = SessionBase.extend({
@@ -139,6 +151,9 @@ export const SessionDetail = SessionBase.extend({
 }).meta({ id: 'SessionWithTranscript' });
 
 export const SessionEnvelope = envelopeOf(SessionSummary);
+export const DeletedSessionEnvelope = envelopeOf(
+  z.object({ deleted: z.literal(true), id: z.string() }).meta({ id: 'DeletedSession' }),
+);
 export const SessionDetailEnvelope = envelopeOf(SessionDetail);
 export const SessionList = pagedEnvelopeOf(SessionSummary);
 export const TurnEnvelope = envelopeOf(TurnView);

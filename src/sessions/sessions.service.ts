@@ -12,7 +12,7 @@ import { personaForSession } from '../personas';
 import { buildAgentContext } from './agent-context';
 import { Session, SessionTurn } from './session.entity';
 import { startSessionWorkflow } from './session-workflows';
-import type { ListSessionsInput, StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
+import type { StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
 import { issueClientToken } from './stream/client-token';
 import { type RecordingSide, readTurnAudio } from './stream/recordings';
 import { takeTurn as takeRestTurn } from './turn/rest-turn';
@@ -36,6 +36,7 @@ export function sessionView(s: Session) {
     endReason: s.endReason ?? null,
     turnCount: s.turnCount,
     recording: s.recording,
+    testRunId: s.testRunId ?? null,
   };
 }
 
@@ -58,6 +59,8 @@ export async function startSession(
   em: EntityManager,
   auth: PlatformAuth,
   input: StartSessionInput,
+  /** An agent-test run's session is marked with its run (docs/sessions.md "Test-run sessions"). */
+  options: { testRunId?: string } = {},
 ) {
   const { persona, version, manifest } = await personaForSession(em, {
     accountId: auth.accountId,
@@ -78,13 +81,19 @@ export async function startSession(
     greeting,
     startedAt: new Date(),
     recording: input.recording ?? manifest.behaviors?.record_calls ?? false,
+    testRunId: options.testRunId ?? null,
   });
   emitEvent(em, {
     accountId: auth.accountId,
     environment: auth.environment,
     type: 'session.started',
     personaId: persona.id,
-    data: { sessionId: session.id, userId: session.userId, personaId: persona.id },
+    data: {
+      sessionId: session.id,
+      userId: session.userId,
+      personaId: persona.id,
+      ...(options.testRunId ? { testRunId: options.testRunId } : {}),
+    },
   });
   await em.flush();
   try {
@@ -104,54 +113,6 @@ export async function startSession(
   return sessionView(session);
 }
 
-export async function listSessions(em: EntityManager, owner: Owner, query: ListSessionsInput) {
-  const where = {
-    account: owner.accountId,
-    environment: owner.environment,
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.personaId ? { personaId: query.personaId } : {}),
-    ...(query.userId ? { userId: query.userId } : {}),
-    ...(query.from || query.to
-      ? {
-          startedAt: {
-            ...(query.from ? { $gte: new Date(query.from) } : {}),
-            ...(query.to ? { $lte: new Date(query.to) } : {}),
-          },
-        }
-      : {}),
-    ...(query.q ? { id: { $in: await sessionsSaying(em, owner, query.q) } } : {}),
-  };
-  const [rows, total] = await em.findAndCount(Session, where, {
-    orderBy: { startedAt: 'desc', id: 'desc' },
-    limit: query.limit,
-    offset: query.offset,
-  });
-  return { data: rows.map(sessionView), total };
-}
-
-/** A transcript search looks at most at this many matching sessions, the most recent first. */
-const SEARCH_LIMIT = 10_000;
-
-/** The ids of the owner's sessions with a turn whose words or reply contain `text`, newest first. */
-async function sessionsSaying(em: EntityManager, owner: Owner, text: string): Promise<string[]> {
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows: { id: string }[] = await em
-    .getConnection()
-    .getKnex()('sessions as s')
-    .select('s.id')
-    .where({ 's.account_id': owner.accountId, 's.environment': owner.environment })
-    .whereExists((q) =>
-      q
-        .select(1)
-        .from('session_turns as t')
-        .whereRaw('t.session_id = s.id')
-        .andWhere((w) => w.whereILike('t.text', pattern).orWhereILike('t.reply', pattern)),
-    )
-    .orderBy('s.started_at', 'desc')
-    .limit(SEARCH_LIMIT);
-  return rows.map((r) => r.id);
-}
-
 export async function getSession(em: EntityManager, owner: Owner, id: string) {
   const session = await findSession(em, owner, id);
   const turns = await em.find(SessionTurn, { sessionId: id }, { orderBy: { index: 'asc' } });
@@ -169,6 +130,11 @@ const activeSessions = new Map<
   }
 >();
 const ACTIVE_SESSIONS_KEPT = 10_000;
+
+/** A deleted session is forgotten here too, so a turn sent to it later reads its row (none: 404). */
+export function forgetActiveSession(id: string): void {
+  activeSessions.delete(id);
+}
 
 function rememberActive(session: Session) {
   const known = {

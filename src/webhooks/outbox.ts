@@ -13,19 +13,31 @@ export interface WebhookMatch {
 }
 
 /**
+ * Whether the event (alias `e`) is one of an agent-test run's session: the session its data names
+ * (`sessionId`, or for a workflow's events the session of its execution) has a `test_run_id`.
+ */
+const TEST_RUN_EVENT_SQL = `exists (select 1 from sessions s where s.test_run_id is not null and s.id = coalesce(
+    e.payload::jsonb -> 'data' ->> 'sessionId',
+    (select x.session_id from workflow_executions x where x.id = e.payload::jsonb -> 'data' ->> 'executionId')))`;
+
+/**
  * The webhooks each event goes to: same account and environment, enabled, subscribed to the event
- * type, and without a persona or with the event's persona. Oldest webhook first. The one matching
- * rule, used by the fan-out and by POST /events/trigger's `matchingWebhooks`.
+ * type, without a persona or with the event's persona, and, for the events of an agent-test run's
+ * session, opted in (`include_test_runs`). Oldest webhook first. The one matching rule, used by the
+ * fan-out and by POST /events/trigger's `matchingWebhooks`.
  */
 export async function matchingWebhooks(knex: Knex, eventIds: string[]): Promise<WebhookMatch[]> {
   const { rows } = await knex.raw<{ rows: WebhookMatch[] }>(
-    `select e.id as "eventId", w.id as "webhookId", e.account_id as "accountId",
+    `with ev as (
+       select e.id, e.account_id, e.environment, e.type, e.persona_id, ${TEST_RUN_EVENT_SQL} as test_run
+       from events e where e.id = any(?))
+     select e.id as "eventId", w.id as "webhookId", e.account_id as "accountId",
             e.environment, e.type as "eventType"
-     from events e
+     from ev e
      join webhooks w on w.account_id = e.account_id and w.environment = e.environment
        and w.enabled and e.type = any(w.events)
        and (w.persona_id is null or w.persona_id = e.persona_id)
-     where e.id = any(?)
+       and (w.include_test_runs or not e.test_run)
      order by w.created_at, w.id`,
     [eventIds],
   );
@@ -49,7 +61,7 @@ interface UnstartedDelivery {
 export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): OutboxHandler {
   return {
     name: 'webhooks',
-    // matchingWebhooks' rule without its persona test (a superset)
+    // matchingWebhooks' rule without its persona and test-run tests (a superset)
     wantsEventSql: `exists (select 1 from webhooks w where w.account_id = e.account_id
       and w.environment = e.environment and w.enabled and e.type = any(w.events))`,
 

@@ -17,6 +17,7 @@ export class Webhook {
     | 'enabled'
     | 'failing'
     | 'personaId'
+    | 'includeTestRuns'
     | 'previousSecretCiphertext'
     | 'previousSecretExpiresAt';
   id: string = newId('wh');
@@ -27,6 +28,8 @@ export class Webhook {
   events!: string[];
   enabled = true;
   personaId?: string | null;
+  /** Also gets the events of agent-test runs' sessions (docs/webhooks.md "Test runs"). */
+  includeTestRuns = false;
   secretCiphertext!: string;
   previousSecretCiphertext?: string | null;
   previousSecretExpiresAt?: Date | null;
@@ -46,6 +49,7 @@ export const WebhookSchema = new EntitySchema<Webhook>({
     events: { type: 'string[]', columnType: 'text[]' },
     enabled: { type: 'boolean' },
     personaId: { type: 'string', length: 64, nullable: true },
+    includeTestRuns: { type: 'boolean', default: false },
     secretCiphertext: { type: 'text' },
     previousSecretCiphertext: { type: 'text', nullable: true },
     previousSecretExpiresAt: { type: 'Date', columnType: 'timestamptz', nullable: true },

@@ -18,6 +18,11 @@ const personaId = z
   .regex(/^persona_[A-Za-z0-9]{1,56}$/, 'must be a persona id (persona_…)')
   .meta({ description: 'Only events of this persona are delivered' });
 
+const includeTestRuns = z.boolean().meta({
+  description:
+    'Also deliver the events of agent-test runs’ sessions (`session.*`, `tool.*` and `workflow.*` with the session id); default false',
+});
+
 const url = z
   .string()
   .max(2048)
@@ -30,6 +35,7 @@ export const CreateWebhookBody = z
     events: eventTypes,
     enabled: z.boolean().optional().meta({ description: 'Default true' }),
     personaId: personaId.optional(),
+    includeTestRuns: includeTestRuns.optional(),
   })
   .meta({ id: 'CreateWebhookRequest' });
 export type CreateWebhookInput = z.infer<typeof CreateWebhookBody>;
@@ -44,6 +50,7 @@ export const UpdateWebhookBody = z
       .optional()
       .meta({ description: 'false disables the webhook and stops its pending deliveries' }),
     personaId: personaId.nullable().optional().meta({ description: 'null removes the persona filter' }),
+    includeTestRuns: includeTestRuns.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, {
     message: 'at least one field to change is required',
@@ -74,6 +81,7 @@ const webhookBase = {
   events: z.array(z.string()),
   enabled: z.boolean(),
   personaId: z.string().nullable(),
+  includeTestRuns: z.boolean().meta({ description: 'Also gets the events of agent-test runs’ sessions' }),
   status: z.enum(WEBHOOK_STATUSES).meta({
     description:
       '`disabled` when enabled is false; `failing` after a delivery exhausted its attempts, until the next successful delivery; else `active`',
@@ -116,6 +124,7 @@ export const WebhookUpdated = z
     events: z.array(z.string()).optional(),
     enabled: z.boolean().optional(),
     personaId: z.string().nullable().optional(),
+    includeTestRuns: z.boolean().optional(),
     updatedAt: timestamp(),
   })
   .meta({ id: 'WebhookUpdated', description: 'The id, the fields that were changed, and updatedAt' });

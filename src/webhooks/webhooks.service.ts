@@ -28,6 +28,7 @@ function summary(w: Webhook, lastDeliveredAt: Date | string | null = null) {
     events: w.events,
     enabled: w.enabled,
     personaId: w.personaId ?? null,
+    includeTestRuns: w.includeTestRuns,
     status: webhookStatus(w),
     lastDeliveredAt: iso(lastDeliveredAt),
     createdAt: w.createdAt.toISOString(),
@@ -85,6 +86,7 @@ export async function createWebhook(
       events: input.events,
       enabled: input.enabled ?? true,
       personaId: input.personaId ?? null,
+      includeTestRuns: input.includeTestRuns ?? false,
       secretCiphertext: '',
     });
     w.secretCiphertext = ctx.encryptor.encrypt(

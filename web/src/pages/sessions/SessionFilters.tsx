@@ -1,4 +1,4 @@
-import { Button, Group, NativeSelect, SegmentedControl, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, NativeSelect, SegmentedControl, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useRef, useState } from 'react';
 
@@ -14,6 +14,8 @@ export interface SessionFilterValues {
   to: string;
   /** Words of a turn or of a reply. */
   q: string;
+  /** Also the sessions of agent-test runs, which the list leaves out by default. */
+  testRuns: boolean;
 }
 
 export const NO_FILTERS: SessionFilterValues = {
@@ -23,6 +25,7 @@ export const NO_FILTERS: SessionFilterValues = {
   from: '',
   to: '',
   q: '',
+  testRuns: false,
 };
 
 /** The filters as the list's query: a day range becomes the start and end of those days in UTC. */
@@ -34,6 +37,7 @@ export function sessionsQuery(f: SessionFilterValues) {
     from: f.from ? `${f.from}T00:00:00Z` : undefined,
     to: f.to ? `${f.to}T23:59:59.999Z` : undefined,
     q: f.q.trim() || undefined,
+    includeTestRuns: f.testRuns ? ('true' as const) : undefined,
   };
 }
 
@@ -107,6 +111,13 @@ export function SessionFilters(props: {
         value={typed.q}
         onChange={(e) => setTyped({ ...typed, q: e.currentTarget.value })}
         maxLength={200}
+      />
+      <Checkbox
+        size="xs"
+        label="Test runs"
+        title="Also the sessions of agent-test runs"
+        checked={value.testRuns}
+        onChange={(e) => set({ testRuns: e.currentTarget.checked })}
       />
       {filtered ? (
         <Button size="xs" variant="subtle" onClick={clear}>

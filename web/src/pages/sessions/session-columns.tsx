@@ -1,4 +1,4 @@
-import { Anchor } from '@mantine/core';
+import { Anchor, Badge } from '@mantine/core';
 import { Link } from 'react-router';
 import type { components } from '../../api/schema';
 import type { Column } from '../../components/DataTable';
@@ -40,7 +40,20 @@ export function sessionColumns(personaName: (id: string) => string): Column<Sess
       ),
     },
     { header: 'Persona', cell: (s) => personaName(s.personaId) },
-    { header: 'User', cell: (s) => s.userId },
+    {
+      header: 'User',
+      cell: (s) =>
+        s.testRunId ? (
+          <>
+            {s.userId}{' '}
+            <Badge size="xs" variant="light" color="gray" title={s.testRunId}>
+              test run
+            </Badge>
+          </>
+        ) : (
+          s.userId
+        ),
+    },
     { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
     { header: 'Started', cell: (s) => formatTime(s.startedAt) },
     { header: 'Duration', cell: (s) => sessionDuration(s) },
