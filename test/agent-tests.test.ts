@@ -72,7 +72,8 @@ describe('agent tests: scenarios', () => {
     ['an unknown expectation', { ...scripted, expectations: [{ type: 'sings' }] }],
     ['a judge on a turn', { name: 'x', turns: [{ text: 'hi', expect: [{ type: 'judge', rubric: 'r' }] }] }],
     ['an invalid regex', { ...scripted, expectations: [{ type: 'replyMatches', pattern: '(' }] }],
-    ['a nested quantifier', { ...scripted, expectations: [{ type: 'replyMatches', pattern: '(a+)+$' }] }],
+    ['a lookahead', { ...scripted, expectations: [{ type: 'replyMatches', pattern: 'a(?=b)' }] }],
+    ['a backreference', { ...scripted, expectations: [{ type: 'replyMatches', pattern: '(a)\\1' }] }],
     [
       'a regex over 200 characters',
       { ...scripted, expectations: [{ type: 'replyMatches', pattern: 'a'.repeat(201) }] },
@@ -83,5 +84,21 @@ describe('agent tests: scenarios', () => {
     const res = await api('POST', `/personas/${personaId}/tests`, body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('names the pattern RE2 cannot run, and takes the polynomial ones it runs in linear time', async () => {
+    const lookahead = await api('POST', `/personas/${personaId}/tests`, {
+      ...scripted,
+      expectations: [{ type: 'replyMatches', pattern: '(?<!x)a' }],
+    });
+    expect(lookahead.body.validationErrors).toEqual([
+      expect.stringMatching(/^expectations\.0\.pattern: lookahead/),
+    ]);
+    const polynomial = ['a*a*c', '(a|aa)*c', 'a*a*a*c', '(a+)+$'].map((pattern) => ({
+      type: 'replyMatches',
+      pattern,
+    }));
+    const res = await api('POST', `/personas/${personaId}/tests`, { ...scripted, expectations: polynomial });
+    expect(res.status).toBe(201);
   });
 });
