@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { expectAccessible, newEmail, signIn } from './support';
+import { api, devToken, expectAccessible, newEmail, signIn } from './support';
 
 const node = (page: Page, id: string) => page.getByTestId(`builder-node-${id}`);
 const handle = (page: Page, id: string, kind: 'source' | 'target', handleId?: string) =>
@@ -103,4 +103,62 @@ test('workflow builder: a condition with two branches, problems on their node, d
 
   await page.setViewportSize({ width: 390, height: 844 });
   await expectAccessible(page, 'workflow builder at 390 px');
+});
+
+test('the builder and the Tools page read one MCP servers entry in either order; a node form that fails keeps the graph', async ({
+  page,
+}) => {
+  const email = newEmail('mcp-cache');
+  const registered = await api('POST', '/api/v2/developers/mcp-servers', {
+    token: await devToken(email),
+    headers: { 'X-Console-Environment': 'live' },
+    body: { name: 'orders', transport: 'http', endpoint: 'http://127.0.0.1:9/mcp', autoConnect: false },
+  });
+  expect(registered.status).toBe(201);
+  const addMcpCall = async () => {
+    await page.getByLabel('Name').fill('Order lookup');
+    await page
+      .getByRole('toolbar', { name: 'Add a node' })
+      .getByRole('button', { name: '+ MCP call' })
+      .click();
+    await expect(
+      page.getByLabel('MCP server').locator('option', { hasText: 'orders (0 tools)' }),
+    ).toBeAttached();
+  };
+  const serversTable = page.getByRole('table', { name: 'MCP servers' });
+  // the builder first, then the Tools page (within the cache's 5 s: it reads the builder's entry)
+  await signIn(page, email, '/console/workflows/new');
+  await addMcpCall();
+  await page
+    .getByRole('navigation', { name: 'Console sections' })
+    .getByRole('link', { name: 'Tools' })
+    .click();
+  await expect(serversTable.getByRole('link', { name: 'orders' })).toBeVisible();
+  // the Tools page first (a fresh load), then the builder
+  await page.reload();
+  await expect(serversTable.getByRole('link', { name: 'orders' })).toBeVisible();
+  await page
+    .getByRole('navigation', { name: 'Console sections' })
+    .getByRole('link', { name: 'Workflows' })
+    .click();
+  await page.getByRole('link', { name: 'New workflow' }).click();
+  await addMcpCall();
+
+  // a node's form that fails to render (here on an answer it cannot read) says so in its panel;
+  // the graph and what was typed stay, and another node's form opens as usual
+  await page.route('**/api/v2/developers/mcp-servers?*', (route) =>
+    route.fulfill({ json: { data: 'not a list' } }),
+  );
+  await page.goto('/console/workflows/new');
+  await page.getByLabel('Name').fill('Order lookup');
+  const palette = page.getByRole('toolbar', { name: 'Add a node' });
+  await palette.getByRole('button', { name: '+ Speak' }).click();
+  await page.getByLabel('Text to say').fill('One moment.');
+  await palette.getByRole('button', { name: '+ MCP call' }).click();
+  await expect(page.getByTestId('render-error')).toContainText("The node's settings hit an error");
+  await expect(page.getByTestId('render-error')).toContainText('Your unsaved graph is kept');
+  await expect(node(page, 'mcp_call_1')).toBeVisible();
+  await expect(page.getByLabel('Name')).toHaveValue('Order lookup');
+  await node(page, 'speak_1').click();
+  await expect(page.getByLabel('Text to say')).toHaveValue('One moment.');
 });

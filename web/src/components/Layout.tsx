@@ -23,6 +23,7 @@ import {
   unwrap,
 } from '../api/client';
 import { useStoredValue } from '../store';
+import { ErrorBoundary } from './ErrorBoundary';
 import { RetryNotice } from './RetryNotice';
 import { ErrorAlert, PageLoader } from './ui';
 
@@ -148,7 +149,14 @@ export function Layout() {
         <RetryNotice />
         {/* pages render at once; their platform and marketplace calls wait for the account */}
         <Suspense fallback={<PageLoader />}>
-          <Outlet />
+          {/* a page that fails to render says so; the frame stays, and the next page starts afresh */}
+          <ErrorBoundary
+            resetKey={location.pathname}
+            what="This page"
+            kept="The rest of the console still works: open another page, or try this one again."
+          >
+            <Outlet />
+          </ErrorBoundary>
         </Suspense>
       </AppShell.Main>
     </AppShell>

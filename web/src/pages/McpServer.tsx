@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
+import { mcpServerToolsQuery } from '../api/queries';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
@@ -18,15 +19,12 @@ export default function McpServerPage() {
   const [deleting, setDeleting] = useState(false);
   const params = { path: { id } };
   const serverKey = ['mcp-server', environment, id];
-  const toolsKey = ['mcp-server-tools', environment, id];
+  const toolsQuery = mcpServerToolsQuery(environment, id);
   const server = useQuery({
     queryKey: serverKey,
     queryFn: async () => unwrap(await api.GET('/api/v2/developers/mcp-servers/{id}', { params })).data,
   });
-  const tools = useQuery({
-    queryKey: toolsKey,
-    queryFn: async () => unwrap(await api.GET('/api/v2/developers/mcp-servers/{id}/tools', { params })).data,
-  });
+  const tools = useQuery(toolsQuery);
   const test = useMutation({
     mutationFn: async () =>
       unwrap(await api.POST('/api/v2/developers/mcp-servers/{id}/test', { params })).data,
@@ -39,7 +37,7 @@ export default function McpServerPage() {
           params: { ...params, query: { refresh: 'true' } },
         }),
       ).data,
-    onSuccess: (data) => queryClient.setQueryData(toolsKey, data),
+    onSuccess: (data) => queryClient.setQueryData(toolsQuery.queryKey, data),
     onSettled: () => queryClient.invalidateQueries({ queryKey: serverKey }),
   });
 

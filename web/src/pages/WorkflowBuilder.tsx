@@ -15,6 +15,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useBeforeUnload, useParams } from 'react-router';
 import { api, environmentStore, errorText, unwrap } from '../api/client';
+import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ErrorAlert, PageHeader, PageLoader } from '../components/ui';
 import { useStoredValue } from '../store';
 import { BuilderCanvas } from './workflows/builder/BuilderCanvas';
@@ -66,6 +67,8 @@ function DefinitionFields({ draft, edit }: { draft: Draft; edit(patch: Partial<D
     </Group>
   );
 }
+
+const KEPT = 'Your unsaved graph is kept: save it, or try again.';
 
 function BuilderBody({
   workflowId,
@@ -135,60 +138,67 @@ function BuilderBody({
             ))}
           </Group>
           <Paper withBorder>
-            <BuilderCanvas
-              draft={b.draft}
-              positions={b.positions}
-              marks={b.marks}
-              selected={b.selected}
-              onSelect={b.setSelected}
-              onMove={b.move}
-              onConnect={b.connect}
-              onDisconnect={b.disconnect}
-            />
+            <ErrorBoundary what="The graph" kept={KEPT}>
+              <BuilderCanvas
+                draft={b.draft}
+                positions={b.positions}
+                marks={b.marks}
+                selected={b.selected}
+                onSelect={b.setSelected}
+                onMove={b.move}
+                onConnect={b.connect}
+                onDisconnect={b.disconnect}
+              />
+            </ErrorBoundary>
           </Paper>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 4 }}>
-          <NodePanel
-            draft={b.draft}
-            nodeId={b.selected}
-            problems={(b.selected && b.placed.byNode.get(b.selected)) || []}
-            onConfig={b.configure}
-            onConnect={b.connect}
-            onDisconnect={b.disconnect}
-            onRemove={b.remove}
-          />
+          {/* a node's form that fails leaves the graph and its draft as they are */}
+          <ErrorBoundary resetKey={b.selected ?? ''} what="The node's settings" kept={KEPT}>
+            <NodePanel
+              draft={b.draft}
+              nodeId={b.selected}
+              problems={(b.selected && b.placed.byNode.get(b.selected)) || []}
+              onConfig={b.configure}
+              onConnect={b.connect}
+              onDisconnect={b.disconnect}
+              onRemove={b.remove}
+            />
+          </ErrorBoundary>
         </Grid.Col>
       </Grid>
       {workflowId ? (
-        <Tabs defaultValue="dry-run" mt="md" keepMounted={false}>
-          <Tabs.List>
-            <Tabs.Tab value="dry-run">Dry run</Tabs.Tab>
-            <Tabs.Tab value="phrase">Say a phrase</Tabs.Tab>
-            <Tabs.Tab value="execute">Execute</Tabs.Tab>
-            <Tabs.Tab value="versions">Versions</Tabs.Tab>
-          </Tabs.List>
-          <Stack pt="sm">
-            <Tabs.Panel value="dry-run">
-              <DryRunPanel builder={b} workflowId={workflowId} />
-            </Tabs.Panel>
-            <Tabs.Panel value="phrase">
-              <PhrasePanel workflowId={workflowId} dirty={b.dirty} />
-            </Tabs.Panel>
-            <Tabs.Panel value="execute">
-              <ExecutePanel workflowId={workflowId} dirty={b.dirty} />
-            </Tabs.Panel>
-            <Tabs.Panel value="versions">
-              <VersionsPanel
-                workflowId={workflowId}
-                current={saved}
-                onOpen={(d, v) => {
-                  b.load(d);
-                  setOpened(v);
-                }}
-              />
-            </Tabs.Panel>
-          </Stack>
-        </Tabs>
+        <ErrorBoundary what="The run panels" kept={KEPT}>
+          <Tabs defaultValue="dry-run" mt="md" keepMounted={false}>
+            <Tabs.List>
+              <Tabs.Tab value="dry-run">Dry run</Tabs.Tab>
+              <Tabs.Tab value="phrase">Say a phrase</Tabs.Tab>
+              <Tabs.Tab value="execute">Execute</Tabs.Tab>
+              <Tabs.Tab value="versions">Versions</Tabs.Tab>
+            </Tabs.List>
+            <Stack pt="sm">
+              <Tabs.Panel value="dry-run">
+                <DryRunPanel builder={b} workflowId={workflowId} />
+              </Tabs.Panel>
+              <Tabs.Panel value="phrase">
+                <PhrasePanel workflowId={workflowId} dirty={b.dirty} />
+              </Tabs.Panel>
+              <Tabs.Panel value="execute">
+                <ExecutePanel workflowId={workflowId} dirty={b.dirty} />
+              </Tabs.Panel>
+              <Tabs.Panel value="versions">
+                <VersionsPanel
+                  workflowId={workflowId}
+                  current={saved}
+                  onOpen={(d, v) => {
+                    b.load(d);
+                    setOpened(v);
+                  }}
+                />
+              </Tabs.Panel>
+            </Stack>
+          </Tabs>
+        </ErrorBoundary>
       ) : null}
     </>
   );

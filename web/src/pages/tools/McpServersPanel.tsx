@@ -2,7 +2,8 @@ import { Anchor, Button } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, environmentStore, unwrap } from '../../api/client';
+import { environmentStore } from '../../api/client';
+import { mcpServersQuery } from '../../api/queries';
 import type { components } from '../../api/schema';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ListBody } from '../../components/ListPage';
@@ -33,11 +34,7 @@ export function McpServersPanel() {
   const environment = useStoredValue(environmentStore);
   const navigate = useNavigate();
   const [registering, setRegistering] = useState(false);
-  const servers = useQuery({
-    queryKey: ['mcp-servers', environment],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 100 } } })),
-  });
+  const servers = useQuery(mcpServersQuery(environment));
   return (
     <>
       <PanelHeader
@@ -46,7 +43,7 @@ export function McpServersPanel() {
         action={<Button onClick={() => setRegistering(true)}>Register MCP server</Button>}
       />
       <ListBody
-        items={servers.data?.data}
+        items={servers.data}
         pending={servers.isPending}
         error={servers.error}
         empty={<>No MCP servers in the {environment} environment.</>}

@@ -1,6 +1,7 @@
 import { NativeSelect, Stack, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { api, environmentStore, unwrap } from '../../api/client';
+import { environmentStore } from '../../api/client';
+import { mcpServersQuery, mcpServerToolsQuery } from '../../api/queries';
 import { ErrorAlert } from '../../components/ui';
 import { useStoredValue } from '../../store';
 import { HeaderRows } from './HeaderRows';
@@ -51,21 +52,8 @@ export function McpConfigFields(props: {
 }) {
   const { value, onChange } = props;
   const environment = useStoredValue(environmentStore);
-  const servers = useQuery({
-    queryKey: ['mcp-servers', environment],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 100 } } })),
-  });
-  const tools = useQuery({
-    queryKey: ['mcp-server-tools', environment, value.serverId],
-    enabled: value.serverId !== '',
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v2/developers/mcp-servers/{id}/tools', {
-          params: { path: { id: value.serverId } },
-        }),
-      ).data,
-  });
+  const servers = useQuery(mcpServersQuery(environment));
+  const tools = useQuery(mcpServerToolsQuery(environment, value.serverId));
   return (
     <Stack>
       <ErrorAlert error={servers.error ?? tools.error} />
@@ -77,9 +65,9 @@ export function McpConfigFields(props: {
         data={[
           {
             value: '',
-            label: servers.data?.data.length === 0 ? 'No MCP servers registered' : 'Choose a server',
+            label: servers.data?.length === 0 ? 'No MCP servers registered' : 'Choose a server',
           },
-          ...(servers.data?.data ?? []).map((s) => ({ value: s.id, label: s.name })),
+          ...(servers.data ?? []).map((s) => ({ value: s.id, label: s.name })),
         ]}
       />
       <NativeSelect

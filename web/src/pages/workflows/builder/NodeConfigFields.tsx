@@ -1,7 +1,8 @@
 import { Code, NativeSelect, NumberInput, Text, Textarea, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, environmentStore, unwrap } from '../../../api/client';
+import { environmentStore } from '../../../api/client';
+import { mcpServersQuery, mcpServerToolsQuery } from '../../../api/queries';
 import { useStoredValue } from '../../../store';
 import type { WorkflowNode } from './draft';
 
@@ -61,21 +62,10 @@ function JsonField(props: {
 /** The MCP server and tool of an `mcp_call`, picked from the account's servers and their discovered tools. */
 function McpCallFields({ config, onChange }: { config: Config; onChange(c: Config): void }) {
   const environment = useStoredValue(environmentStore);
-  const servers = useQuery({
-    queryKey: ['mcp-servers', environment],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 100 } } })).data,
-  });
+  const servers = useQuery(mcpServersQuery(environment));
   const serverId = str(config.serverId);
-  const tools = useQuery({
-    queryKey: ['mcp-server-tools', environment, serverId],
-    enabled: Boolean(serverId),
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v2/developers/mcp-servers/{id}/tools', { params: { path: { id: serverId } } }),
-      ).data.tools,
-  });
-  const tool = tools.data?.find((t) => t.name === config.toolName);
+  const tools = useQuery(mcpServerToolsQuery(environment, serverId));
+  const tool = tools.data?.tools.find((t) => t.name === config.toolName);
   return (
     <>
       <NativeSelect
@@ -94,7 +84,7 @@ function McpCallFields({ config, onChange }: { config: Config; onChange(c: Confi
         onChange={(e) => onChange({ ...config, toolName: e.currentTarget.value })}
         data={[
           { value: '', label: tools.isFetching ? 'Loading…' : 'Choose a tool' },
-          ...(tools.data ?? []).map((t) => ({ value: t.name, label: t.name })),
+          ...(tools.data?.tools ?? []).map((t) => ({ value: t.name, label: t.name })),
         ]}
       />
       {tool?.description ? <Text size="xs">{tool.description}</Text> : null}

@@ -1,0 +1,25 @@
+import { queryOptions } from '@tanstack/react-query';
+import { api, type Environment, unwrap } from './client';
+
+/**
+ * Queries that more than one page reads. A cache key is defined here once, with the one fetch that
+ * fills it, so every page that shares an entry gets the same shape (docs/console.md "How it is
+ * built"): two pages that fetched the same key into different shapes broke each other.
+ */
+
+/** The environment's MCP servers (GET /mcp-servers, first 100), as the list. */
+export const mcpServersQuery = (environment: Environment) =>
+  queryOptions({
+    queryKey: ['mcp-servers', environment],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 100 } } })).data,
+  });
+
+/** One MCP server's discovered tools (GET /mcp-servers/:id/tools): `{ tools, … }`; off until a server is picked. */
+export const mcpServerToolsQuery = (environment: Environment, id: string) =>
+  queryOptions({
+    queryKey: ['mcp-server-tools', environment, id],
+    enabled: id !== '',
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/mcp-servers/{id}/tools', { params: { path: { id } } })).data,
+  });
