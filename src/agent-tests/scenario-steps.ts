@@ -6,7 +6,7 @@
  */
 import type { PlatformAuth } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
-import { endSession, Session, startSession, takeTurn } from '../sessions';
+import { endSession, Session, startSession, takeTurnOnce } from '../sessions';
 import type { TestSessionDriver, TestSessionStart, TranscriptTurn } from './agent-test-types';
 
 /** The caller id of a scenario's session: one per run and scenario, so a repeated start finds it. */
@@ -93,8 +93,16 @@ function transcriptTurn(turn: RecordedTurn): TranscriptTurn {
 }
 
 /**
- * Takes turn `index` of the session through the REST turn engine; a turn recorded already (the
- * step ran before a worker died) is answered from its record, not taken twice.
+ * The id of a scenario's turn: its session and its index, both fixed by the scenario's workflow
+ * before the step runs, so the step run again (its worker died) takes the same turn, not a new one.
+ */
+export const testTurnId = (sessionId: string, index: number) => `${sessionId}:turn:${index}`;
+
+/**
+ * Takes turn `index` of the session through the REST turn engine, as the turn `testTurnId` names
+ * (src/sessions/turn-once.ts): the step run again after its worker died takes over its claim at
+ * once and is the same turn, so a tool call in flight is not run twice. A turn recorded already is
+ * answered from its record, not taken twice.
  */
 export async function takeTestTurn(
   ctx: AppContext,
@@ -108,7 +116,8 @@ export async function takeTestTurn(
   );
   if (rows[0]) return transcriptTurn({ ...rows[0], latencyMs: rows[0].latency_ms });
   const owner = { accountId: input.accountId, environment: 'test' as const };
-  const turn = await takeTurn(ctx, em, owner, input.sessionId, { text: input.text });
+  const turnId = testTurnId(input.sessionId, input.index);
+  const turn = await takeTurnOnce(ctx, owner, { sessionId: input.sessionId, turnId, text: input.text });
   return transcriptTurn(turn as RecordedTurn);
 }
 

@@ -8,3 +8,4 @@ export {
 } from './sessions.schemas';
 export { checkSessionOwned, endSession, getSession, startSession, takeTurn } from './sessions.service';
 export { type SessionStreams, sessionStreams } from './stream/stream-server';
+export { takeTurnOnce } from './turn-once';

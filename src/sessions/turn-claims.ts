@@ -10,13 +10,15 @@ import { preparedQuery } from '../db/prepared';
  * its API process died mid-turn.
  *
  * The claim as SQL (bindings: session id, claim id, ttl in seconds, session id): taken only while
- * the session is active, returning the claim's id when taken.
+ * the session is active, returning the claim's id when taken. A claim is taken over when it lapsed,
+ * or by its own id: the same turn taken again (a worker's step run again after its worker died,
+ * src/sessions/turn-once.ts) goes on at once, as the one turn it is.
  */
 export const CLAIM_ACTIVE_SESSION_SQL = `insert into session_turn_claims (session_id, claim_id, expires_at)
      select ?, ?, now() + make_interval(secs => ?)
       where exists (select 1 from sessions where id = ? and status = 'active')
      on conflict (session_id) do update set claim_id = excluded.claim_id, expires_at = excluded.expires_at
-      where session_turn_claims.expires_at < now()
+      where session_turn_claims.expires_at < now() or session_turn_claims.claim_id = excluded.claim_id
      returning claim_id`;
 
 export async function claimTurn(
