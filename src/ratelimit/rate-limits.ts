@@ -76,6 +76,31 @@ export class RateLimits {
     }
   }
 
+  /**
+   * Spends one request of `rateClass` for `subject` outside an HTTP request (a live stream's turn): the
+   * same budgets as `consume`, answered instead of thrown. A store that does not answer is a 503.
+   */
+  async spend(
+    subject: string,
+    plan: Plan,
+    rateClass: RateClass,
+  ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number; message: string }> {
+    if (!this.enabled) return { allowed: true };
+    const planLimiter = this.planLimiters.get(plan);
+    const outcomes = await Promise.all([
+      consumeOne(undefined, this.classLimiters.get(rateClass)!, `${subject}:${rateClass}`),
+      planLimiter ? consumeOne(undefined, planLimiter, subject) : undefined,
+    ]);
+    const blocked = outcomes.find((o) => o !== undefined && !o.allowed);
+    if (!blocked) return { allowed: true };
+    const which = blocked === outcomes[0] ? `${rateClass} operations` : `the ${plan} plan`;
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil(blocked.res.msBeforeNext / 1000)),
+      message: `Rate limit exceeded: ${blocked.limit} requests per minute for ${which}`,
+    };
+  }
+
   /** A small budget per client address for requests that failed authentication (key guessing). */
   async consumeAnonymous(res: HeaderSink, address: string): Promise<void> {
     if (!this.enabled) return;
@@ -96,7 +121,11 @@ const STORE_RETRY_AFTER_SECONDS = 2;
  * Consumes one point. A store that fails or does not answer within STORE_TIMEOUT_MS makes the request
  * a 503 SERVICE_UNAVAILABLE with Retry-After: never a 500, never an unbounded wait, never a free pass.
  */
-async function consumeOne(res: HeaderSink, limiter: RateLimiterPostgres, key: string): Promise<Outcome> {
+async function consumeOne(
+  res: HeaderSink | undefined,
+  limiter: RateLimiterPostgres,
+  key: string,
+): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS);
@@ -105,7 +134,7 @@ async function consumeOne(res: HeaderSink, limiter: RateLimiterPostgres, key: st
     return { limit: limiter.points, res: await Promise.race([limiter.consume(key), late]), allowed: true };
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) return { limit: limiter.points, res: rejection, allowed: false };
-    res.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+    res?.setHeader('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
     throw new ApiError(
       503,
       'SERVICE_UNAVAILABLE',

@@ -41,6 +41,41 @@ export const voiceTurnDuration = new Histogram({
   registers: [registry],
 });
 
+/** Live voice streams (docs/voice-stream.md "Limits" and "Observing streams"), counted by kind, never by session. */
+export const voiceStreamsOpen = new Gauge({
+  name: 'voice_streams_open',
+  help: 'Live voice streams open on this API process',
+  registers: [registry],
+});
+
+export const voiceStreamUpgrades = new Counter({
+  name: 'voice_stream_upgrades_total',
+  help: 'Voice stream upgrades, by outcome: opened, or refused and why (unauthorized, forbidden, not_found, ended, plan_limit, rate_limited, unavailable, error)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const voiceStreamCloses = new Counter({
+  name: 'voice_stream_closes_total',
+  help: 'Voice streams closed, by reason: ended, disconnected, idle_timeout, busy, client_not_reading, flooding, shutdown, failed',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+export const voiceStreamFrames = new Counter({
+  name: 'voice_stream_frames_total',
+  help: 'Voice stream frames, by direction (in, out), kind (text, audio) and outcome (taken, dropped, refused, sent)',
+  labelNames: ['direction', 'kind', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const voiceStreamTurns = new Counter({
+  name: 'voice_stream_turns_total',
+  help: 'Turns asked for on voice streams, by outcome: taken, rate_limited, busy',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const activityScheduleToStart = new Histogram({
   name: 'temporal_activity_schedule_to_start_seconds',
   help: 'Temporal activity attempts: from scheduled to started on this worker (task queue lag), by activity type',

@@ -22,6 +22,7 @@ import { Migration20261127200000CallAnalysis } from './Migration20261127200000Ca
 import { Migration20261127300000AgentTests } from './Migration20261127300000AgentTests';
 import { Migration20261128200000ReviewTestGate } from './Migration20261128200000ReviewTestGate';
 import { Migration20261129030000TestRunSessions } from './Migration20261129030000TestRunSessions';
+import { Migration20261129060000LiveStreamLeases } from './Migration20261129060000LiveStreamLeases';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127300000AgentTests', class: Migration20261127300000AgentTests },
   { name: 'Migration20261128200000ReviewTestGate', class: Migration20261128200000ReviewTestGate },
   { name: 'Migration20261129030000TestRunSessions', class: Migration20261129030000TestRunSessions },
+  { name: 'Migration20261129060000LiveStreamLeases', class: Migration20261129060000LiveStreamLeases },
 ];

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AppContext } from '../../common/context';
 import { createSpeechToText, type SpeechToText, TranscriptionError } from '../../outbound/transcription';
 import { float32ToPcm16 } from '../../outbound/wav';
@@ -9,11 +8,13 @@ import { keepTurnAudio } from './recordings';
 
 /** Caller speech over the agent's reply interrupts it once it holds this much speech (a backchannel is shorter). */
 export const BARGE_IN_AFTER_MS = 700;
-/** Caller audio may arrive at most this much faster than real time, averaged over a second. */
-const AUDIO_RATE_FACTOR = 4;
+/** A call's voice activity detector is let go after this long without caller audio (an idle stream holds none). */
+export const DETECTOR_IDLE_MS = 30_000;
 
 export interface CallerAudioHooks {
   send(message: ServerMessage): void;
+  /** An `error` event (rate-limited by the stream); `refused` marks a frame that was refused. */
+  error(code: StreamErrorCode, message: string, refused?: boolean): void;
   isAgentSpeaking(): boolean;
   isBackchannel(text: string): boolean;
   interrupt(): void;
@@ -32,7 +33,9 @@ type Detector = Awaited<ReturnType<typeof createSpeechDetector>>;
  */
 export class CallerAudio {
   private readonly stt: SpeechToText | undefined;
-  private detector?: Detector;
+  /** Made on the first audio frame and let go after DETECTOR_IDLE_MS without audio: an idle call holds no model. */
+  private detector?: Promise<Detector>;
+  private detectorIdleTimer?: NodeJS.Timeout;
   private feeding: Promise<void> = Promise.resolve();
   /** Speech heard (ms) since the caller started talking over the agent; undefined when not. */
   private overlapMs?: number;
@@ -43,10 +46,6 @@ export class CallerAudio {
   private quietTimer?: NodeJS.Timeout;
   /** Each recognized turn's caller audio, kept until the turn is recorded. */
   private readonly heard = new Map<string, Int16Array>();
-  private readonly bytesPerSecond = new RateLimiterMemory({
-    points: CALLER_SAMPLE_RATE * 2 * AUDIO_RATE_FACTOR,
-    duration: 1,
-  });
   private closed = false;
 
   constructor(
@@ -61,30 +60,22 @@ export class CallerAudio {
     return this.stt !== undefined;
   }
 
-  async start(): Promise<void> {
-    if (!this.stt) return;
-    this.detector = await createSpeechDetector(
-      {
-        onSpeechStart: () => this.speechStarted(),
-        onSpeechEnd: (utterance) => this.speechEnded(utterance),
-        onFrame: (isSpeech, frameMs) => this.frameJudged(isSpeech, frameMs),
-      },
-      { silenceMs: this.ctx.config.vad.silenceMs },
-    );
-  }
-
-  /** One binary frame from the caller. */
+  /** One binary frame from the caller (within the stream's frame and real-time audio budgets). */
   push(frame: Buffer): void {
     if (this.closed) return;
     if (frame.byteLength > MAX_AUDIO_FRAME_BYTES) {
-      this.error('FRAME_TOO_LARGE', `An audio frame is at most ${MAX_AUDIO_FRAME_BYTES} bytes`);
+      this.error('FRAME_TOO_LARGE', `An audio frame is at most ${MAX_AUDIO_FRAME_BYTES} bytes`, true);
       return;
     }
     if (frame.byteLength === 0 || frame.byteLength % 2 !== 0) {
-      this.error('INVALID_AUDIO', 'Audio frames are PCM16 LE mono 16 kHz: an even, non-zero number of bytes');
+      this.error(
+        'INVALID_AUDIO',
+        'Audio frames are PCM16 LE mono 16 kHz: an even, non-zero number of bytes',
+        true,
+      );
       return;
     }
-    if (!this.detector) {
+    if (!this.stt) {
       if (!this.notConfiguredSaid) {
         this.notConfiguredSaid = true;
         this.error(
@@ -94,31 +85,54 @@ export class CallerAudio {
       }
       return;
     }
-    this.bytesPerSecond.consume('audio', frame.byteLength).then(
-      () => this.feed(frame),
-      () =>
-        this.error(
-          'RATE_LIMITED',
-          `Audio arrives faster than ${AUDIO_RATE_FACTOR}× real time; frames dropped`,
-        ),
+    this.feed(frame);
+  }
+
+  /** The call's detector, made on first use (Silero's model session is the bulk of a call's memory). */
+  private detectorNow(): Promise<Detector> {
+    this.detector ??= createSpeechDetector(
+      {
+        onSpeechStart: () => this.speechStarted(),
+        onSpeechEnd: (utterance) => this.speechEnded(utterance),
+        onFrame: (isSpeech, frameMs) => this.frameJudged(isSpeech, frameMs),
+      },
+      { silenceMs: this.ctx.config.vad.silenceMs },
     );
+    return this.detector;
   }
 
   private feed(frame: Buffer): void {
     // a copy, aligned for Int16Array (the frame's own buffer may start at an odd offset)
     const samples = new Int16Array(frame.byteLength / 2);
     Buffer.from(samples.buffer).set(frame);
-    const detector = this.detector!;
+    const detector = this.detectorNow();
     this.feeding = this.feeding
-      .then(() => detector.push(samples))
+      .then(async () => (await detector).push(samples))
       .catch((error) => {
         this.ctx.logger.warn({ err: error }, 'voice activity detection failed on a frame');
       });
     // a client that stops sending (push-to-talk released, a muted microphone) ends its utterance too
     clearTimeout(this.quietTimer);
     this.quietTimer = setTimeout(() => {
-      this.feeding = this.feeding.then(() => detector.flush()).catch(() => undefined);
+      this.feeding = this.feeding.then(async () => (await detector).flush()).catch(() => undefined);
     }, this.ctx.config.vad.silenceMs);
+    clearTimeout(this.detectorIdleTimer);
+    this.detectorIdleTimer = setTimeout(() => this.releaseDetector(), DETECTOR_IDLE_MS);
+    this.detectorIdleTimer.unref();
+  }
+
+  /** Lets the detector go once what was fed has been judged (the next audio makes a new one). */
+  private releaseDetector(): void {
+    const detector = this.detector;
+    if (!detector) return;
+    this.detector = undefined;
+    this.feeding = this.feeding
+      .then(async () => {
+        const d = await detector;
+        await d.flush();
+        await d.close();
+      })
+      .catch(() => undefined);
   }
 
   private speechStarted(): void {
@@ -193,11 +207,14 @@ export class CallerAudio {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.quietTimer);
+    clearTimeout(this.detectorIdleTimer);
     await this.feeding;
-    await this.detector?.close();
+    const detector = this.detector;
+    this.detector = undefined;
+    await detector?.then((d) => d.close()).catch(() => undefined);
   }
 
-  private error(code: StreamErrorCode, message: string): void {
-    this.hooks.send({ type: 'error', code, message });
+  private error(code: StreamErrorCode, message: string, refused = false): void {
+    this.hooks.error(code, message, refused);
   }
 }

@@ -11,7 +11,12 @@ interface ClientTokenClaims {
   acc: string;
   env: Owner['environment'];
   exp: number;
+  /** Issued to the web console (its stream's turns spend the console's budget); absent otherwise. */
+  con?: 1;
 }
+
+/** Who a client token lets in: an account's environment, and whether for the web console. */
+export type ClientTokenOwner = Owner & { console?: true };
 
 /**
  * A client token for a browser (docs/voice-stream.md "Authorization"): the claims sealed with the
@@ -19,12 +24,18 @@ interface ClientTokenClaims {
  * nor used for another purpose, and every API instance can check it without a database read. It
  * rotates with ENCRYPTION_KEY (tokens of a previous key stay valid until they expire).
  */
-export function issueClientToken(encryptor: Encryptor, owner: Owner, sessionId: string, now = Date.now()) {
+export function issueClientToken(
+  encryptor: Encryptor,
+  owner: ClientTokenOwner,
+  sessionId: string,
+  now = Date.now(),
+) {
   const claims: ClientTokenClaims = {
     sid: sessionId,
     acc: owner.accountId,
     env: owner.environment,
     exp: now + CLIENT_TOKEN_TTL_MS,
+    ...(owner.console ? { con: 1 as const } : {}),
   };
   return {
     token: encryptor.encrypt(JSON.stringify(claims), PURPOSE),
@@ -38,7 +49,7 @@ export function verifyClientToken(
   token: string,
   sessionId: string,
   now = Date.now(),
-): { ok: true; owner: Owner } | { ok: false; reason: string } {
+): { ok: true; owner: ClientTokenOwner } | { ok: false; reason: string } {
   let claims: ClientTokenClaims;
   try {
     claims = JSON.parse(encryptor.decrypt(token, PURPOSE));
@@ -47,5 +58,6 @@ export function verifyClientToken(
   }
   if (claims.exp <= now) return { ok: false, reason: 'This client token has expired; ask for a new one' };
   if (claims.sid !== sessionId) return { ok: false, reason: 'This client token is for another session' };
-  return { ok: true, owner: { accountId: claims.acc, environment: claims.env } };
+  const owner: ClientTokenOwner = { accountId: claims.acc, environment: claims.env };
+  return { ok: true, owner: claims.con === 1 ? { ...owner, console: true } : owner };
 }

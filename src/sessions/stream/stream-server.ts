@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -10,11 +11,13 @@ import {
   databaseUnavailable,
   isDatabaseUnavailable,
 } from '../../http/database-unavailable';
-import { ApiError, notFound, unauthorized } from '../../http/errors';
+import { ApiError, notFound, planLimitReached, unauthorized } from '../../http/errors';
 import { sessionManifest } from '../../personas';
+import { voiceStreamUpgrades } from '../../telemetry/metrics';
 import { Session } from '../session.entity';
 import { verifyClientToken } from './client-token';
 import { MAX_AUDIO_FRAME_BYTES } from './protocol';
+import { releaseStreamLease, takeStreamLease } from './stream-leases';
 import { VoiceCall } from './voice-call';
 
 /** `GET /api/v2/developers/sessions/:id/stream`, upgraded to a WebSocket. */
@@ -27,12 +30,27 @@ const MAX_PAYLOAD_BYTES = 4 * MAX_AUDIO_FRAME_BYTES;
  * `Retry-After` when the caller is asked to come back, as the REST API's 503 does).
  */
 function refuse(socket: Duplex, error: ApiError, retryAfterSeconds?: number): void {
+  voiceStreamUpgrades.labels(refusalOutcome(error)).inc();
   const body = JSON.stringify({ success: false, error: error.message, code: error.code });
   const reason = http.STATUS_CODES[error.status] ?? 'Error';
   const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
   socket.end(
     `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
   );
+}
+
+/** A refused upgrade as `voice_stream_upgrades_total` counts it. */
+function refusalOutcome(error: ApiError): string {
+  if (error.code === 'PLAN_LIMIT_REACHED') return 'plan_limit';
+  const byStatus: Record<number, string> = {
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    409: 'ended',
+    429: 'rate_limited',
+    503: 'unavailable',
+  };
+  return byStatus[error.status] ?? 'error';
 }
 
 /**
@@ -97,11 +115,19 @@ export function sessionStreams(ctx: AppContext) {
         if (session.status !== 'active')
           throw new ApiError(409, 'CONFLICT', `Session ${sessionId} has ended`);
         const manifest = await sessionManifest(em, session);
-        if (socket.destroyed) return;
+        // one of the account's live-stream slots, held by the call until it closes
+        const leaseId = randomUUID();
+        const lease = await takeStreamLease(ctx, { leaseId, accountId: owner.accountId, sessionId });
+        if (!lease.ok)
+          throw planLimitReached(`The ${lease.plan} plan allows ${lease.limit} live streams at once`);
+        if (socket.destroyed) return void (await releaseStreamLease(ctx, leaseId));
         wss.handleUpgrade(req, socket, head, (ws) => {
+          voiceStreamUpgrades.labels('opened').inc();
           const call = new VoiceCall(ctx, ws, {
             sessionId,
             owner,
+            plan: lease.plan,
+            leaseId,
             greeting: session.greeting,
             voiceId: manifest.voice?.voice_id ?? 'espeak-en-us-aria',
             backchannels: manifest.behaviors?.backchannels ?? [],

@@ -1,21 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../../common/context';
-import type { Owner } from '../../common/owner';
+import type { Plan } from '../../config/env';
 import { isDatabaseUnavailable } from '../../http/database-unavailable';
+import { voiceStreamTurns } from '../../telemetry/metrics';
 import { endSession } from '../sessions.service';
-import { claimTurn, releaseTurn, renewClaim } from '../turn-claims';
 import { isBackchannel } from './backchannels';
+import { CallLog, type CloseReason } from './call-log';
 import { CallerAudio } from './caller-audio';
-import { parseClientFrame } from './frames';
+import type { ClientTokenOwner } from './client-token';
+import { FrameIntake } from './frame-intake';
+import { speakGreeting } from './greeting';
 import { type ServerMessage, ServerMessage as ServerMessageSchema, type StreamErrorCode } from './protocol';
-import { ReplySpeech } from './reply-speech';
-import { runStreamTurn } from './stream-turn';
+import { STREAM_CLAIM_MS, StreamHold } from './stream-hold';
+import { StreamSocket } from './stream-socket';
+import { holdSessionUntil, runStreamTurn } from './stream-turn';
+import { spendStreamTurn } from './turn-budget';
 
 /** What a call knows of its session when it opens. */
 export interface CallSession {
   sessionId: string;
-  owner: Owner;
+  owner: ClientTokenOwner;
+  /** The account's plan: its turns spend the plan's budget. */
+  plan: Plan;
+  /** The account's live-stream slot this call holds (taken at the upgrade). */
+  leaseId: string;
   greeting: string;
   voiceId: string;
   backchannels: string[];
@@ -23,73 +32,94 @@ export interface CallSession {
   recording: boolean;
 }
 
-/** A live stream holds its session for this long, renewed every third of it while it is open. */
-const STREAM_CLAIM_MS = 30_000;
+/** Turns a call may have waiting behind the one under way; more is TURN_IN_PROGRESS. */
+export const MAX_WAITING_TURNS = 3;
 
 /**
  * One live call on one session's stream (docs/voice-stream.md): it holds the session (one stream per
- * session, no REST turn meanwhile), greets, takes the caller's text and speech as turns, one at a
- * time and in order, and stops the agent when the caller interrupts (or talks over it, unless only to
- * say "uh-huh").
+ * session, no REST turn meanwhile) and one of its account's stream slots, greets, takes the caller's
+ * text and speech as turns (each spending the account's turn budget), one at a time and in order, and
+ * stops the agent when the caller interrupts (or talks over it, unless only to say "uh-huh"). Every
+ * frame passes the stream's budgets first (src/sessions/stream/stream-budget.ts).
  */
 export class VoiceCall {
   private readonly callId = randomUUID();
   /** The reply being spoken now, if any: what an interruption stops. */
   private speaking?: { turnId: string; controller: AbortController };
   private turns: Promise<void> = Promise.resolve();
+  private waitingTurns = 0;
   private renewTimer?: NodeJS.Timeout;
   /** No more input is taken (the call is ending). */
   private ended = false;
   /** end() has run (it runs once). */
   private ending = false;
-  /** This call holds the session's claim (it must let it go). */
-  private claimed = false;
+  private readonly socket: StreamSocket;
+  private readonly hold: StreamHold;
+  private readonly log: CallLog;
+  private readonly intake: FrameIntake;
   readonly audio: CallerAudio;
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly ws: WebSocket,
+    ws: WebSocket,
     private readonly session: CallSession,
   ) {
+    // under test, every message is checked against the protocol (as every HTTP answer is)
+    const check =
+      ctx.config.env === 'test' ? (m: ServerMessage) => void ServerMessageSchema.parse(m) : undefined;
+    this.socket = new StreamSocket(ws, check);
+    this.hold = new StreamHold(ctx, {
+      sessionId: session.sessionId,
+      claimId: this.callId,
+      leaseId: session.leaseId,
+    });
+    this.log = new CallLog(ctx.logger, { sessionId: session.sessionId, accountId: session.owner.accountId });
     this.audio = new CallerAudio(ctx, session, {
       send: (m) => this.send(m),
+      error: (code, message, refused) => this.intake.notice(code, message, refused),
       isAgentSpeaking: () => this.speaking !== undefined,
       isBackchannel: (text) => isBackchannel(text, session.backchannels),
       interrupt: () => this.interrupt(),
       utterance: (text, endedAt, turnId) => this.takeInput(text, endedAt, turnId),
     });
+    this.intake = new FrameIntake(this.socket, {
+      audio: (bytes) => this.audio.push(bytes),
+      message: (message) => {
+        if (message.type === 'input.text') this.takeInput(message.text, Date.now());
+        else if (message.type === 'interrupt') this.interrupt();
+        else void this.end('ended');
+      },
+    });
   }
 
   /**
    * Claims the session and greets the caller; a session already held gets SESSION_BUSY and is closed.
-   * Frames that arrive meanwhile wait, and are taken once the greeting is queued.
+   * Frames that arrive meanwhile wait (within the frame budget), and are taken once the greeting is queued.
    */
   async start(): Promise<void> {
     const early: [RawData, boolean][] = [];
     let started = false;
-    this.ws.on('message', (data, isBinary) => {
-      if (started) this.onFrame(data, isBinary);
+    const ws = this.socket.ws;
+    ws.on('message', (data, isBinary) => {
+      if (!this.intake.admit()) return;
+      if (started) this.intake.take(data, isBinary);
       else early.push([data, isBinary]);
     });
-    this.ws.on('close', () => void this.end('disconnected'));
+    ws.on('close', (code) => void this.end('disconnected', 0, code));
     // a frame ws refuses (over MAX_PAYLOAD_BYTES, malformed) is an 'error' before ws closes the stream
     // (1009, 1002): unheard, it would be an uncaught exception that ends the API process
-    this.ws.on('error', (error) =>
+    ws.on('error', (error) =>
       this.ctx.logger.info({ err: error, sessionId: this.session.sessionId }, 'a voice stream broke off'),
     );
-    const claim = { sessionId: this.session.sessionId, claimId: this.callId, ttlMs: STREAM_CLAIM_MS };
-    if (!(await claimTurn(this.ctx, claim))) {
-      this.ended = true;
+    this.log.opened();
+    if (!(await this.hold.claimSession())) {
+      this.log.outcome('busy');
       this.fail('SESSION_BUSY', 'This session already has a live stream, or is answering a turn', 4409);
       return;
     }
-    this.claimed = true;
-    // the client may have left while the session was claimed: end() lets it go, or, when end() ran
-    // before the claim was taken (it found nothing to let go), the claim goes here
-    if (this.ending) return void (await this.releaseClaim());
-    if (this.ended || this.ws.readyState !== this.ws.OPEN) return void this.end('disconnected');
-    this.renewTimer = setInterval(() => void this.keepClaim(), STREAM_CLAIM_MS / 3);
-    await this.audio.start();
+    // the client may have left while the session was claimed: end() lets it go
+    if (this.ended || !this.socket.open) return void this.end('disconnected');
+    this.renewTimer = setInterval(() => void this.keepHold(), STREAM_CLAIM_MS / 3);
     this.send({
       type: 'session.ready',
       sessionId: this.session.sessionId,
@@ -97,9 +127,10 @@ export class VoiceCall {
       input: { encoding: 'pcm_s16le', sampleRate: 16_000, channels: 1, maxFrameBytes: 64 * 1024 },
       speechToText: this.audio.transcribes,
     });
-    this.queue(() => this.speakGreeting());
+    this.queue(() => this.greet());
+    holdSessionUntil(this.ctx, this.session.sessionId, `greeting:${this.callId}`, this.turns);
     started = true;
-    for (const [data, isBinary] of early.splice(0)) this.onFrame(data, isBinary);
+    for (const [data, isBinary] of early.splice(0)) this.intake.take(data, isBinary);
   }
 
   /** Runs `work` after the turns before it; a failure is logged and the next turn still runs. */
@@ -111,31 +142,36 @@ export class VoiceCall {
       );
   }
 
-  private onFrame(data: RawData, isBinary: boolean): void {
-    const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
-    if (isBinary) {
-      this.audio.push(bytes);
-      return;
-    }
-    const parsed = parseClientFrame(bytes);
-    if (!parsed.ok) {
-      this.sendError(parsed.code, parsed.message);
-      return;
-    }
-    const message = parsed.message;
-    if (message.type === 'input.text') this.takeInput(message.text, Date.now());
-    else if (message.type === 'interrupt') this.interrupt();
-    else void this.end('ended');
-  }
-
-  /** The caller said something: a turn, after the one before it; said over the agent, it interrupts. */
+  /**
+   * The caller said something: a turn, after the one before it, once it has spent the account's turn
+   * budget (as a REST turn does); said over the agent, it interrupts.
+   */
   private takeInput(text: string, endedAt: number, turnId: string = randomUUID()): void {
     if (this.ended) return;
+    if (this.waitingTurns >= MAX_WAITING_TURNS) {
+      voiceStreamTurns.labels('busy').inc();
+      this.socket.error('TURN_IN_PROGRESS', 'Too many turns waiting: wait for the agent to answer');
+      return;
+    }
     if (this.speaking) {
       if (isBackchannel(text, this.session.backchannels)) return;
       this.interrupt();
     }
-    this.queue(() => this.runTurn(turnId, text, endedAt));
+    const spent = spendStreamTurn(this.ctx, this.session);
+    this.waitingTurns++;
+    this.queue(async () => {
+      this.waitingTurns--;
+      const budget = await spent;
+      if (!budget.allowed) {
+        voiceStreamTurns.labels('rate_limited').inc();
+        this.audio.forget(turnId);
+        return this.socket.error(budget.code, budget.message);
+      }
+      voiceStreamTurns.labels('taken').inc();
+      this.log.turns++;
+      await this.runTurn(turnId, text, endedAt);
+    });
+    holdSessionUntil(this.ctx, this.session.sessionId, turnId, this.turns);
   }
 
   private async runTurn(turnId: string, text: string, startedAt: number): Promise<void> {
@@ -151,7 +187,7 @@ export class VoiceCall {
       voiceId: this.session.voiceId,
       signal: controller.signal,
       send: (m) => this.send(m),
-      sendAudio: (frame) => this.sendAudio(frame),
+      sendAudio: (frame) => this.socket.sendAudio(frame),
       onReplyOver: () => {
         if (this.speaking?.turnId === turnId) this.speaking = undefined;
       },
@@ -169,39 +205,32 @@ export class VoiceCall {
     this.speaking = undefined;
   }
 
-  private async speakGreeting(): Promise<void> {
+  private async greet(): Promise<void> {
     const controller = new AbortController();
     this.speaking = { turnId: 'greeting', controller };
-    const speech = new ReplySpeech({
-      turnId: 'greeting',
+    await speakGreeting({
+      ctx: this.ctx,
+      greeting: this.session.greeting,
       voiceId: this.session.voiceId,
-      synthesize: (voiceId, text) => this.ctx.speech.speakPcm(voiceId, text),
-      send: (m) => this.send(m),
-      sendAudio: (frame) => this.sendAudio(frame),
       signal: controller.signal,
-      onError: (error) => this.ctx.logger.warn({ err: error }, 'could not synthesize the greeting'),
+      send: (m) => this.send(m),
+      sendAudio: (frame) => this.socket.sendAudio(frame),
     });
-    speech.push(this.session.greeting);
-    await speech.finish();
-    const interrupted = controller.signal.aborted;
-    const text = interrupted ? speech.spokenText() : this.session.greeting;
-    this.send({ type: 'reply.done', turnId: 'greeting', text, interrupted });
-    // the caller's first words are a turn; said over the greeting, they interrupt it
-    await speech.played();
     if (this.speaking?.turnId === 'greeting') this.speaking = undefined;
   }
 
   /**
    * Ends the call once, whichever way it ends (the caller's `end`, a disconnect, the session ending by
    * itself): the turn under way is recorded (as interrupted), the caller's audio released, the session
-   * ended if asked, and the session let go.
+   * ended if asked, the session and the stream slot let go, and the call logged.
    */
-  private async end(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount = 0): Promise<void> {
+  private async end(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount = 0, code?: number) {
     if (this.ending) return;
     this.ending = true;
     this.ended = true;
     this.interrupt();
     clearInterval(this.renewTimer);
+    this.socket.dispose();
     try {
       await this.turns;
       await this.audio.close();
@@ -212,15 +241,10 @@ export class VoiceCall {
         'a voice stream did not end cleanly',
       );
     } finally {
-      if (this.claimed) await this.releaseClaim();
+      await this.hold.release();
+      const outcome: CloseReason = this.socket.dropped ?? reason;
+      this.log.closed(outcome, this.socket, code);
     }
-  }
-
-  /** Lets the session go (only this call's own claim), for the next stream or REST turn. */
-  private async releaseClaim(): Promise<void> {
-    await releaseTurn(this.ctx, { sessionId: this.session.sessionId, claimId: this.callId }).catch(
-      () => undefined,
-    );
   }
 
   /** `session.ended`, then the stream closes; `end` also ends the session itself. */
@@ -230,44 +254,25 @@ export class VoiceCall {
       turnCount = (await endSession(this.ctx, em, this.session.owner, this.session.sessionId)).turnCount;
     }
     this.send({ type: 'session.ended', sessionId: this.session.sessionId, reason, turnCount });
-    this.ws.close(1000, 'session ended');
+    this.socket.close(1000, 'session ended');
   }
 
-  /** Renews the stream's hold on its session, and notices a session that ended (idle timeout). */
-  private async keepClaim(): Promise<void> {
-    const claim = { sessionId: this.session.sessionId, claimId: this.callId, ttlMs: STREAM_CLAIM_MS };
+  /** Renews the stream's holds, and notices a session that ended (idle timeout, POST /end). */
+  private async keepHold(): Promise<void> {
     try {
-      const [renewed, status] = await Promise.all([renewClaim(this.ctx, claim), this.sessionStatus()]);
-      if (this.ending) return; // the call ended meanwhile: never take the session back
+      const status = await this.hold.renew();
+      if (this.ending) return;
+      // ended elsewhere: the call says so and closes (ending an ended session only reads it)
       if (status.status !== 'active') {
-        // ended elsewhere (idle timeout, POST /end): the call says so and closes (ending an ended
-        // session only reads it)
         await this.end(status.endReason === 'idle_timeout' ? 'idle_timeout' : 'ended', status.turnCount);
-      } else if (!renewed) {
-        // the hold lapsed (the database was away longer than its lease): take it again
-        await claimTurn(this.ctx, claim);
       }
     } catch (error) {
       this.ctx.logger.warn({ err: error, sessionId: this.session.sessionId }, 'could not renew the stream');
     }
   }
 
-  private async sessionStatus() {
-    const [row] = await this.ctx.orm.em
-      .getConnection()
-      .execute('select status, end_reason, turn_count from sessions where id = ?', [this.session.sessionId]);
-    return { status: row?.status, endReason: row?.end_reason, turnCount: Number(row?.turn_count ?? 0) };
-  }
-
   send(message: ServerMessage): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    // under test, every message is checked against the protocol (as every HTTP answer is)
-    if (this.ctx.config.env === 'test') ServerMessageSchema.parse(message);
-    this.ws.send(JSON.stringify(message));
-  }
-
-  private sendAudio(frame: Uint8Array): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame, { binary: true });
+    this.socket.send(message);
   }
 
   /**
@@ -283,15 +288,12 @@ export class VoiceCall {
       this.ctx.logger.error(log, 'a voice stream failed to start');
       this.fail('INTERNAL', 'The stream could not start', 1011);
     }
-  }
-
-  private sendError(code: StreamErrorCode, message: string): void {
-    this.send({ type: 'error', code, message });
+    this.log.outcome('failed');
   }
 
   private fail(code: StreamErrorCode, message: string, closeCode: number): void {
     this.ended = true;
-    this.sendError(code, message);
-    this.ws.close(closeCode, code);
+    this.socket.send({ type: 'error', code, message });
+    this.socket.close(closeCode, code);
   }
 }
