@@ -15,6 +15,7 @@ import { startLlmDouble } from '../test/support/llm-double';
 import { completeManifest } from '../test/support/personas';
 import { startSttDouble } from '../test/support/stt-double';
 import { benchRequester, benchWorkspace, latencyStats, runBench } from './support';
+import { underAbuse } from './voice-abuse';
 import { openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
 
 /**
@@ -29,7 +30,10 @@ import { openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients
  *   `audio: true`; targets: p95 ≤ floor + 50 ms and ≤ 50% of the REST turn;
  * - barge-in: `interrupt` sent → the last audio frame received, p95 (target ≤ 100 ms);
  * - real time: BENCH_CALLS concurrent calls: after its first frame, every frame arrives before its
- *   playback time; 0 errors.
+ *   playback time; 0 errors;
+ * - under abuse: /healthz p99 and another session's first audio p95 while another account floods
+ *   frames on one stream and never reads another (bench/abusive-clients.ts), each ≤ 1.5× the same
+ *   figure without them.
  */
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
@@ -178,7 +182,20 @@ async function measure(
   }
   progress(`${CALLS} concurrent calls`);
   const concurrent = await concurrentCalls(base, key, session);
-  report({ floorText, floorSpeech, textTurns, speechTurns, rest, concurrent });
+  progress('under abuse (another account floods frames on one stream and never reads another)');
+  const abuse = await underAbuse(base, key, session, await abusiveAccount(base, dataDir));
+  report({ floorText, floorSpeech, textTurns, speechTurns, rest, concurrent, abuse });
+}
+
+/** Another account, for the abusive clients: its test key and a persona. */
+async function abusiveAccount(base: string, dataDir: string) {
+  const token = await signDevToken(dataDir, 'abuser@example.com');
+  const request = benchRequester(base);
+  const key = (await request('POST', '/api/v1/developers/keys', token, { name: 'x', environment: 'test' }))
+    .key;
+  const manifest = completeManifest('bench-abuser');
+  const persona = (await request('POST', '/api/v1/developers/personas', token, { manifest })).persona;
+  return { key: key.fullKey as string, personaId: persona.id as string };
 }
 
 /** The model's time to its first speakable segment, streamed from the double directly. */
@@ -238,6 +255,7 @@ function report(r: {
   speechTurns: TimedTurn[];
   rest: number[];
   concurrent: TimedTurn[];
+  abuse: Awaited<ReturnType<typeof underAbuse>>;
 }): void {
   const text = latencyStats(r.textTurns.map((t) => t.firstAudioMs));
   const speech = latencyStats(r.speechTurns.map((t) => t.firstAudioMs));
@@ -266,6 +284,11 @@ function report(r: {
   const first = latencyStats(r.concurrent.map((t) => t.firstAudioMs));
   console.log(
     `real time: ${CALLS} calls × 3 turns: ${frames} frames, ${late} after their playback time (worst ${worst.toFixed(1)} ms late), 0 errors; first audio p50 ${ms(first.p50)} p95 ${ms(first.p95)}`,
+  );
+  const { calm, abused } = r.abuse;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  console.log(
+    `under abuse: /healthz p99 ${ms(abused.healthz.p99)} against ${ms(calm.healthz.p99)} alone (${ratio(abused.healthz.p99, calm.healthz.p99)}, target ≤ 1.5×); another session's first audio p95 ${ms(abused.firstAudio.p95)} against ${ms(calm.firstAudio.p95)} (${ratio(abused.firstAudio.p95, calm.firstAudio.p95)}, target ≤ 1.5×)`,
   );
 }
 

@@ -1,0 +1,58 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { latencyStats } from './support';
+import { openCall, timedTurn } from './voice-clients';
+
+const ROUNDS = Number(process.env.BENCH_ABUSE_ROUNDS ?? 40);
+
+/** /healthz and another session's time to first audio, measured round by round. */
+async function sample(base: string, call: Awaited<ReturnType<typeof openCall>>, rounds: number) {
+  const healthz: number[] = [];
+  const firstAudio: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    for (let h = 0; h < 10; h++) {
+      const t0 = performance.now();
+      await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+      healthz.push(performance.now() - t0);
+    }
+    const turn = await timedTurn(call, () => call.sendText(`Where is order ${i}?`), {
+      interruptAfterMs: 100,
+    });
+    firstAudio.push(turn.firstAudioMs);
+  }
+  return { healthz: latencyStats(healthz), firstAudio: latencyStats(firstAudio) };
+}
+
+/**
+ * The "under abuse" row: /healthz p99 and a well-behaved session's time to first audio (p95), first
+ * alone, then while another account's abusive clients run in a process of their own (one stream
+ * flooding frames, one never reading; each reconnecting as soon as it is dropped). Target: each
+ * within 1.5× the same figure without them, in one run.
+ */
+export async function underAbuse(
+  base: string,
+  key: string,
+  session: (userId: string) => Promise<string>,
+  abuser: { key: string; personaId: string },
+) {
+  const call = await openCall(base, await session('bench-bystander'), key);
+  await sample(base, call, 5);
+  const calm = await sample(base, call, ROUNDS);
+  const child = fork(path.join(__dirname, 'abusive-clients.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      BENCH_ABUSE_BASE: base,
+      BENCH_ABUSE_KEY: abuser.key,
+      BENCH_ABUSE_PERSONA: abuser.personaId,
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise((r) => child.once('message', r));
+  await new Promise((r) => setTimeout(r, 2000)); // the abuse under way
+  const abused = await sample(base, call, ROUNDS);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  call.end();
+  return { calm, abused };
+}
