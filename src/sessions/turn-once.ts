@@ -2,6 +2,7 @@ import type { AppContext } from '../common/context';
 import type { Owner } from '../common/owner';
 import { conflict, notFound } from '../http/errors';
 import { answerTurn } from './turn/answer-turn';
+import { TurnHold } from './turn/turn-hold';
 import { silentListener } from './turn/turn-listener';
 import { claimTurnSession } from './turn/turn-session';
 import { recordTurnInWorkflow } from './turn/turn-store';
@@ -38,20 +39,29 @@ export async function takeTurnOnce(
       ctx.logger.warn({ err: error, sessionId }, 'could not renew the turn claim; it may lapse'),
     );
   }, STEP_TURN_CLAIM_MS / 3);
+  // held while the model answers, so that the session's idle timer waits for the turn (the same
+  // turn's hold when the step runs again: its id is the turn's)
+  const hold = new TurnHold(ctx, sessionId, turnId);
+  let recorded: TurnRecord | undefined;
   try {
     const { account, environment } = loaded.session;
     if (account !== owner.accountId || environment !== owner.environment) throw notFound('Session');
     const startedAt = Date.now();
-    const request = { ...turn, startedAt, signal: new AbortController().signal, listener: silentListener };
-    const answer = await answerTurn(ctx, request, loaded);
+    const signal = new AbortController().signal;
+    const answer = await answerTurn(
+      ctx,
+      { ...turn, startedAt, signal, listener: silentListener, hold },
+      loaded,
+    );
     // the statement that records the turn also lets the session's next turn in (the claim)
-    return await recordTurnInWorkflow(ctx, {
+    recorded = await recordTurnInWorkflow(ctx, {
       sessionId,
       turnId,
       ...answer,
       spokenText: answer.reply.text,
       latencyMs: Date.now() - startedAt,
     });
+    return recorded;
   } catch (error) {
     await releaseTurn(ctx, claim).catch((failure) =>
       ctx.logger.warn({ err: failure, sessionId }, 'could not release the turn claim; it lapses'),
@@ -60,5 +70,6 @@ export async function takeTurnOnce(
     workflowError(error, { id: sessionId, workflowStartedAt: null });
   } finally {
     clearInterval(renewal);
+    hold.release(recorded !== undefined);
   }
 }
