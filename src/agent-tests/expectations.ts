@@ -4,7 +4,13 @@
  * graded by the model (judge.ts) and only turned into a verdict here.
  */
 
-import { REGEX_TEXT_LIMIT, regexProblem, tenantRegex } from '../common/safe-regex';
+import {
+  MatchBudgetSpent,
+  REGEX_TEXT_LIMIT,
+  regexProblem,
+  tenantRegex,
+  withMatchBudget,
+} from '../common/safe-regex';
 import type { Expectation, JudgeGrade, TranscriptTurn, Verdict } from './agent-test-types';
 
 type Check = { passed: boolean; reason: string };
@@ -29,6 +35,16 @@ export function isSubset(expected: unknown, actual: unknown): boolean {
 
 const quote = (text: string, max = 120) =>
   JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** Whether the pattern matches the text; null when the evaluation's matching budget is spent. */
+function matches(pattern: string, flags: string | undefined, text: string): boolean | null {
+  try {
+    return tenantRegex(pattern, flags).test(text);
+  } catch (error) {
+    if (error instanceof MatchBudgetSpent) return null;
+    throw error;
+  }
+}
 
 /** One expectation against one turn. */
 export function checkTurn(e: TurnCheckable, turn: TranscriptTurn): Check {
@@ -73,7 +89,8 @@ export function checkTurn(e: TurnCheckable, turn: TranscriptTurn): Check {
       // on the linear-time engine (src/common/safe-regex.ts); a pattern stored before it ran them fails
       const problem = regexProblem(e.pattern, e.flags);
       if (problem) return { passed: false, reason: `the pattern /${e.pattern}/ cannot be run: ${problem}` };
-      const passed = tenantRegex(e.pattern, e.flags).test(turn.reply.slice(0, REGEX_TEXT_LIMIT));
+      const passed = matches(e.pattern, e.flags, turn.reply.slice(0, REGEX_TEXT_LIMIT));
+      if (passed === null) return { passed: false, reason: new MatchBudgetSpent().message };
       return {
         passed,
         reason: `the reply ${quote(turn.reply)} ${passed ? 'matches' : 'does not match'} /${e.pattern}/`,
@@ -113,12 +130,21 @@ export function checkConversation(e: Expectation, transcript: TranscriptTurn[], 
 /**
  * Every verdict of a scenario: each scripted turn's own expectations against that turn (turn n of
  * the script is the n-th turn of the transcript), then the conversation's. `grades` holds the judge's
- * grade of each conversation expectation by its index.
+ * grade of each conversation expectation by its index. Its replyMatches share one matching budget
+ * (src/common/safe-regex.ts): one past it fails, saying it was not checked.
  */
 export function verdictsOf(
   scenario: { turns?: { expect?: TurnCheckable[] }[]; expectations?: Expectation[] },
   transcript: TranscriptTurn[],
   grades: Record<number, JudgeGrade> = {},
+): Verdict[] {
+  return withMatchBudget(() => evaluate(scenario, transcript, grades));
+}
+
+function evaluate(
+  scenario: { turns?: { expect?: TurnCheckable[] }[]; expectations?: Expectation[] },
+  transcript: TranscriptTurn[],
+  grades: Record<number, JudgeGrade>,
 ): Verdict[] {
   const verdicts: Verdict[] = [];
   (scenario.turns ?? []).forEach((scripted, i) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MatchBudgetSpent, withMatchBudget } from '../common/safe-regex';
 import { type AnalysisSetting, dataSchemaValidator, schemaErrorLines } from '../personas';
 
 /** The transcript's most recent characters given to the model (a long call keeps its end). */
@@ -94,9 +95,10 @@ function parseJson(content: string): unknown {
 }
 
 /**
- * `data` against the persona's JSON Schema. A schema saved before its patterns had to suit the
- * linear-time engine (a lookahead, say) no longer compiles: that is a problem of the answer's data,
- * named, not an exception that would retry the activity for ever.
+ * `data` against the persona's JSON Schema, its patterns within one matching budget
+ * (src/common/safe-regex.ts). A schema saved before its patterns had to suit the linear-time engine
+ * (a lookahead, say) no longer compiles: that is a problem of the answer's data, named, not an
+ * exception that would retry the activity for ever.
  */
 function dataProblems(schema: Record<string, unknown>, data: unknown): string[] {
   let validate: ReturnType<typeof dataSchemaValidator>;
@@ -107,7 +109,12 @@ function dataProblems(schema: Record<string, unknown>, data: unknown): string[] 
       `data: the persona's data schema cannot be checked: ${error instanceof Error ? error.message : String(error)}`,
     ];
   }
-  return validate(data) ? [] : schemaErrorLines(validate.errors, 'data');
+  try {
+    return withMatchBudget(() => validate(data)) ? [] : schemaErrorLines(validate.errors, 'data');
+  } catch (error) {
+    if (error instanceof MatchBudgetSpent) return [`data: ${error.message}`];
+    throw error;
+  }
 }
 
 /**

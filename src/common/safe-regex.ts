@@ -24,12 +24,57 @@ export const REGEX_PATTERN_LIMIT = 200;
  */
 export const REGEX_PROGRAM_LIMIT = 200;
 
+/**
+ * The matching work one evaluation may do (a scenario's verdicts, one check of an analysis answer),
+ * in units of a character of text times an instruction of the pattern. At worst (large Unicode
+ * classes, which the engine runs without its DFA) a unit costs about 100 ns, so this holds one
+ * evaluation's time to about a second; scenarios people write use a small fraction of it.
+ */
+export const REGEX_MATCH_BUDGET = 10_000_000;
+
 /** Why a tenant's pattern cannot be run (the message says what to change). */
 export class TenantPatternError extends Error {}
+
+/** The evaluation's patterns went over REGEX_MATCH_BUDGET: the match asked for was not run. */
+export class MatchBudgetSpent extends Error {
+  constructor() {
+    super(
+      `not checked: the patterns went over their matching budget (${REGEX_MATCH_BUDGET} characters times instructions per evaluation)`,
+    );
+  }
+}
+
+/** What is left of the budget of the evaluation under way (withMatchBudget), if any. */
+let budgetLeft: number | null = null;
+
+/**
+ * Runs `evaluate` with a fresh REGEX_MATCH_BUDGET for every tenant pattern it runs: past it a
+ * match throws MatchBudgetSpent instead of running. Synchronous, so no other evaluation shares it.
+ */
+export function withMatchBudget<T>(evaluate: () => T): T {
+  const outer = budgetLeft;
+  budgetLeft = REGEX_MATCH_BUDGET;
+  try {
+    return evaluate();
+  } finally {
+    budgetLeft = outer;
+  }
+}
+
+function charge(units: number): void {
+  if (budgetLeft === null) return;
+  if (units > budgetLeft) {
+    budgetLeft = 0;
+    throw new MatchBudgetSpent();
+  }
+  budgetLeft -= units;
+}
 
 /** A compiled tenant pattern: whether it matches somewhere in a text, in time linear in the text. */
 export interface TenantRegex {
   test(text: string): boolean;
+  /** Its size: the instructions of the engine it compiled to. */
+  readonly size: number;
   toString(): string;
 }
 
@@ -63,7 +108,15 @@ function compile(pattern: string, flags: string): TenantRegex {
     throw new TenantPatternError(
       `too large: it compiles to ${engine.programSize()} instructions of the linear-time engine, at most ${REGEX_PROGRAM_LIMIT} (use smaller repeat counts)`,
     );
-  return { test: (text) => engine.test(text), toString: () => `/${pattern}/${flags}` };
+  const size = engine.programSize();
+  return {
+    test: (text) => {
+      charge(text.length * size);
+      return engine.test(text);
+    },
+    size,
+    toString: () => `/${pattern}/${flags}`,
+  };
 }
 
 /**

@@ -1,14 +1,17 @@
+import { RE2JS } from 're2js';
 import type { TranscriptTurn } from '../../src/agent-tests/agent-test-types';
 import { verdictsOf } from '../../src/agent-tests/expectations';
 import { checkAnswer } from '../../src/call-analysis/analysis-prompt';
-import { REGEX_TEXT_LIMIT } from '../../src/common/safe-regex';
+import { REGEX_MATCH_BUDGET, REGEX_TEXT_LIMIT, tenantRegex } from '../../src/common/safe-regex';
 
 /**
  * Tenant regular expressions could stall the shared worker: the write-time check refused nested
  * quantifiers only, so polynomial patterns such as `a*a*c` passed, and a reply of 3 000 `a`s
  * against three of them held the worker's event loop for 40 s. They now run on a linear-time
  * engine. Speed is not asserted against a clock: the cost of checking ten times the text must stay
- * about ten times the cost (a backtracking engine takes a hundred to a thousand times as long).
+ * about ten times the cost (a backtracking engine takes a hundred to a thousand times as long). And
+ * linear is not enough when one evaluation asks for a thousand costly matches: they share one
+ * matching budget, and the matches past it are not run (counted, not timed).
  */
 const ABUSIVE = [
   'a*a*c',
@@ -59,6 +62,8 @@ function leastTime(run: () => unknown): number {
 }
 
 describe('tenant regular expressions cannot stall the shared worker', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   it('a scenario with polynomial replyMatches patterns is checked over 3 000+ `a`s, its cost linear in the text', () => {
     const verdicts = scenarioVerdicts(REGEX_TEXT_LIMIT);
     expect(verdicts).toHaveLength(ABUSIVE.length * 2);
@@ -74,5 +79,40 @@ describe('tenant regular expressions cannot stall the shared worker', () => {
     expect(checks.filter((c) => c.ok)).toHaveLength(2);
     const ratio = leastTime(() => analysisChecks(15_000)) / leastTime(() => analysisChecks(1_500));
     expect(ratio).toBeLessThan(40);
+  });
+
+  it('many costly patterns over many long replies share one budget: past it they fail unchecked, without running', () => {
+    // a pattern near the size limit, 50 times over 20 replies of 10 000 characters: 1 000 matches
+    const pattern = '[\\p{L}\\s]{190}[cd]';
+    const reply = 'ab '.repeat(REGEX_TEXT_LIMIT / 3);
+    const costly = { type: 'replyMatches' as const, pattern, flags: 'u' };
+    const scenario = (expectations: number, turns: number) => () =>
+      verdictsOf(
+        { expectations: Array.from({ length: expectations }, () => costly) },
+        Array.from({ length: turns }, (_, i) => ({ ...turn(reply), index: i + 1 })),
+      );
+    const runs = jest.spyOn(RE2JS.prototype, 'test');
+    const verdicts = scenario(50, 20)();
+    const checked = Math.floor(REGEX_MATCH_BUDGET / (reply.length * tenantRegex(pattern, 'u').size));
+    expect(checked).toBeGreaterThan(0);
+    expect(runs).toHaveBeenCalledTimes(checked);
+    expect(verdicts).toHaveLength(50);
+    for (const verdict of verdicts)
+      expect(verdict).toMatchObject({ passed: false, reason: expect.stringContaining('not checked') });
+  });
+
+  it("an analysis data schema's patterns share one budget per check: past it the data is not checked", () => {
+    const pattern = '[\\p{L}\\s]{190}[cd]';
+    const dataSchema = {
+      type: 'object',
+      properties: { x: { type: 'string', allOf: Array.from({ length: 40 }, () => ({ pattern })) } },
+    };
+    const x = 'ab '.repeat(5000);
+    const runs = jest.spyOn(RE2JS.prototype, 'test');
+    const checked = checkAnswer({ dataSchema }, JSON.stringify({ data: { x } }));
+    expect(runs).toHaveBeenCalledTimes(
+      Math.floor(REGEX_MATCH_BUDGET / (x.length * tenantRegex(pattern, 'u').size)),
+    );
+    expect(checked).toEqual({ ok: false, problems: [expect.stringMatching(/^data: not checked/)] });
   });
 });
