@@ -37,6 +37,14 @@ test('from a blank account: the checklist, a persona from the template, and a te
 
   await page.getByRole('link', { name: 'Overview' }).first().click();
   await expect(checklist).toContainText('4 of 6 done');
+  // the template built the agent in test, and the console went there with it: the first call counts
+  const environment = page.getByRole('radiogroup', { name: 'Environment' });
+  await expect(environment.getByRole('radio', { name: 'Test' })).toBeChecked();
+  await expect(page.getByTestId('value-activePersonas')).toHaveText('1');
+  // and the console stays in the environment it was last in
+  await page.reload();
+  await expect(environment.getByRole('radio', { name: 'Test' })).toBeChecked();
+  await expect(page.getByTestId('value-uniqueUsers')).toHaveText('1');
   for (const step of ['Create a persona (your agent)', 'Give it a voice', 'Talk to it', 'Give it a tool']) {
     await expect(checklist.getByRole('listitem').filter({ hasText: step })).toHaveAttribute(
       'data-done',

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { api, ENVIRONMENT_HEADER, unwrap } from '../../api/client';
+import { api, ENVIRONMENT_HEADER, environmentStore, unwrap } from '../../api/client';
 import { orderStatusTemplate } from './templates';
 
 const IN_TEST = { [ENVIRONMENT_HEADER]: 'test' };
@@ -14,7 +14,7 @@ export const gettingStartedQuery = {
 /**
  * Creates the order-status persona from its template (a slug of its own), and, where `npm start`
  * serves the demo MCP server, registers that server in the test environment (once), so the first
- * test call can use a tool; then opens the persona.
+ * test call can use a tool; then switches the console to the test environment and opens the persona.
  */
 export function useCreateFromTemplate() {
   const navigate = useNavigate();
@@ -31,6 +31,9 @@ export function useCreateFromTemplate() {
       return persona;
     },
     onSuccess: async (persona) => {
+      // the console moves to the environment the agent was built in: its first calls are test calls,
+      // and the overview, sessions and tools then show them (the choice is kept, as the switch's is)
+      environmentStore.set('test');
       await queryClient.invalidateQueries();
       navigate(`/personas/${persona.id}`);
     },
