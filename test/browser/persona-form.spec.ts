@@ -40,6 +40,12 @@ test('create a persona by form alone and submit it', async ({ page }) => {
   const form = page.getByTestId('persona-form');
   await expect(form).toBeVisible();
   await expect(field(page, 'Slug')).toHaveValue(slug);
+  // a new draft: the rules' errors are listed beside the form; no field is marked before it is left or saved
+  await expect(page.getByTestId('validation')).toContainText(/\d+ errors/);
+  await expect(form.locator('[aria-invalid="true"]')).toHaveCount(0);
+  // an unset dial is drawn unset (no thumb, no bar), not at a value it does not have
+  await expect(page.getByTestId('value-personality.warmth')).toHaveText('not set');
+  await expect(page.getByRole('slider', { name: 'Warmth' })).toHaveCSS('opacity', '0');
 
   await field(page, 'Description').fill(
     'Ava answers order questions and tracks parcels for a home-goods shop.',
@@ -53,6 +59,7 @@ test('create a persona by form alone and submit it', async ({ page }) => {
     await page.getByRole('slider', { name: dial }).press('ArrowRight');
   }
   await expect(page.getByTestId('value-personality.warmth')).toHaveText('0.55');
+  await expect(page.getByRole('slider', { name: 'Warmth' })).toHaveCSS('opacity', '1');
   await addChips(page, 'Traits', ['patient', 'precise']);
   await combo(page, 'Category').click();
   await page.getByRole('option', { name: 'customer support' }).click();
@@ -135,18 +142,23 @@ test('the validation errors and a refused save show on the fields they concern',
   await openPersona(page, 'persona-inline', { identity: { id: slug, name: 'Ava' } });
   await expect(page.getByTestId('validation')).toContainText(/\d+ errors/);
   const description = field(page, 'Description');
+  const warmth = page.getByRole('slider', { name: 'Warmth' });
+  // a field shows its problem once it was left
+  await expect(description).not.toHaveAttribute('aria-invalid', 'true');
+  await description.focus();
+  await description.blur();
   await expect(description).toHaveAttribute('aria-invalid', 'true');
   await expect(description).toHaveAccessibleDescription(/is required/);
-  const warmth = page.getByRole('slider', { name: 'Warmth' });
-  await expect(warmth).toHaveAttribute('aria-invalid', 'true');
-  await expect(warmth).toHaveAccessibleDescription(/is required/);
-  await expect(combo(page, 'Category')).toHaveAttribute('aria-invalid', 'true');
+  await expect(warmth).not.toHaveAttribute('aria-invalid', 'true');
 
-  // fixing a field through the form clears its error once saved and validated
+  // fixing a field through the form clears its error once saved and validated; after that save,
+  // every field shows its problems
   await description.fill('Ava answers order questions for a home-goods shop.');
   await expect(page.getByTestId('save-state')).toHaveText('Saved');
   await expect(description).not.toHaveAttribute('aria-invalid', 'true');
   await expect(warmth).toHaveAttribute('aria-invalid', 'true');
+  await expect(warmth).toHaveAccessibleDescription(/is required/);
+  await expect(combo(page, 'Category')).toHaveAttribute('aria-invalid', 'true');
 
   // the PUT's refusal (a wrong type, typed as JSON) shows on its field in the form
   await page.getByRole('tab', { name: 'JSON' }).click();

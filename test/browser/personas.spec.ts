@@ -57,6 +57,8 @@ test('create, validate live, submit a persona; approved through the admin API, i
   await expect(page.locator('[data-status="published"]').first()).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId('review')).toContainText('Review approved');
   await expect(page.getByTestId('review')).toContainText('Clear and on brand.');
+  // what was said on submitting (under review, 2-5 business days) goes once it is decided
+  await expect(page.getByText(/business days/)).toHaveCount(0);
   // the review's test gate: this persona has no scenarios (test/review-gate.test.ts runs real suites)
   await expect(page.getByTestId('review-tests')).toContainText('No tests');
   await expect(page.getByRole('button', { name: 'Unpublish' })).toBeVisible();

@@ -97,6 +97,30 @@ test('create a webhook, send a test, see the delivery with its attempts; a retri
   // delivered now: a mean, with a decimal under 10 ms (the page's figure may predate the last delivery)
   expect(stats.body.data.deliveryStats.averageLatencyMs).toBeGreaterThan(0);
   await expect(page.getByTestId('stat-avg-latency')).toHaveText(/^(\d\.\d|\d|\d{2,}(,\d{3})*) ms$/);
+
+  // a test the endpoint refuses says so until its delivery is retried by hand; then the log says how it went
+  receiver.respond([500], 200);
+  await page.getByRole('button', { name: 'Send test' }).click();
+  await expect(page.getByTestId('test-result')).toContainText('Test not delivered');
+  await page
+    .getByRole('row', { name: /webhook\.test/ })
+    .filter({ hasText: 'failed' })
+    .getByRole('button', { name: 'webhook.test' })
+    .click();
+  await page.getByRole('button', { name: 'Retry delivery' }).click();
+  await expect(page.getByTestId('test-result')).toBeHidden();
+  const retried = page.getByRole('row', { name: /webhook\.test \(test\) \(retry\)/ });
+  await expect(retried).toContainText(/delivered|failed/, { timeout: 30_000 });
+
+  // a pending delivery (shown so here) is retried on its own schedule: no Retry for the API to refuse
+  await page.route('**/api/v2/developers/webhooks/*/logs/del_*', async (route) => {
+    const response = await route.fetch();
+    const { data } = await response.json();
+    await route.fulfill({ response, json: { data: { ...data, status: 'pending' } } });
+  });
+  await retried.getByRole('button', { name: 'webhook.test' }).click();
+  await expect(page.getByTestId('retried-automatically')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Retry delivery' })).toHaveCount(0);
 });
 
 test("edit a webhook's name, URL, events and persona filter; the page offers receiver code to verify deliveries", async ({

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Box, Button, Grid, Tabs } from '@mantine/core';
+import { Anchor, Box, Button, Grid, Tabs } from '@mantine/core';
 import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import type { components } from '../api/schema';
@@ -188,11 +188,7 @@ export default function PersonaPage() {
         }
       />
       <ErrorAlert error={submit.error ?? unpublish.error} title="That did not work" />
-      {submit.data ? (
-        <Alert color="blue" role="status" mb="md">
-          {submit.data.message}
-        </Alert>
-      ) : null}
+      {/* the review's state (under review, then its decision) is ReviewNotice's, from the persona as it is now */}
       <ReviewNotice persona={p} />
       <UnsavedDraftNotice
         editor={editor}

@@ -74,7 +74,15 @@ export default function WebhookPage() {
           <Text size="sm">Events: {w.events.join(', ')}</Text>
         </Group>
         <DeliveryStats stats={w.deliveryStats} />
-        <DeliveryLog webhookId={id} onRefresh={refresh} />
+        <DeliveryLog
+          webhookId={id}
+          onRefresh={refresh}
+          // the test's banner describes its first attempt: once that delivery is retried, the log
+          // (its new row, followed until it lands) is what says whether the endpoint takes it
+          onRetried={(deliveryId) => {
+            if (test.data?.deliveryId === deliveryId) test.reset();
+          }}
+        />
         <VerifySnippet />
       </Stack>
       <EditWebhookDialog

@@ -29,6 +29,13 @@ export function ManifestTabs(props: {
   const { manifest } = props;
   const { editor } = manifest;
   const problems = editor.kind === 'refused' ? editor.problems : props.ruleErrors;
+  // a field's problems show once it was left, and every field's once the draft was saved from here
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
+  const [saved, setSaved] = useState(false);
+  if (!saved && editor.kind !== 'idle') setSaved(true);
+  const touch = (path: string) => {
+    if (!touched.has(path)) setTouched(new Set(touched).add(path));
+  };
   return (
     <Tabs value={tab} onChange={setTab} keepMounted={false}>
       <Group justify="space-between" mb="md" gap="xs">
@@ -45,6 +52,8 @@ export function ManifestTabs(props: {
           draft={manifest.draft}
           set={manifest.onFieldChange}
           problems={placeProblems(problems).byField}
+          shown={saved ? 'all' : touched}
+          touch={touch}
           disabled={props.readOnlyReason !== null}
           readOnlyReason={props.readOnlyReason}
           jsonBroken={editor.kind === 'invalid-json'}

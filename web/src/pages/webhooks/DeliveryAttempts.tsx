@@ -33,8 +33,16 @@ const ATTEMPT_COLUMNS: Column<Attempt>[] = [
   },
 ];
 
-/** One delivery opened in the log: every attempt with its response, the event as sent, and a retry. */
-export function DeliveryAttempts(props: { webhookId: string; deliveryId: string; onRetried(): void }) {
+/**
+ * One delivery opened in the log: every attempt with its response, the event as sent, and a retry
+ * (not while pending: the delivery's own schedule retries it, and the API refuses a second one).
+ */
+export function DeliveryAttempts(props: {
+  webhookId: string;
+  deliveryId: string;
+  /** A retry was made: a new delivery of the same event, `replayOf` this one. */
+  onRetried(deliveryId: string): void;
+}) {
   const environment = useStoredValue(environmentStore);
   const path = { id: props.webhookId, deliveryId: props.deliveryId };
   const detail = useQuery({
@@ -47,7 +55,7 @@ export function DeliveryAttempts(props: { webhookId: string; deliveryId: string;
     mutationFn: async () =>
       unwrap(await api.POST('/api/v2/developers/webhooks/{id}/logs/{deliveryId}/retry', { params: { path } }))
         .data,
-    onSuccess: props.onRetried,
+    onSuccess: () => props.onRetried(props.deliveryId),
   });
   const config = useQuery({ queryKey: ['console-config'], queryFn: loadConsoleConfig, staleTime: Infinity });
   if (detail.isPending) return <PageLoader />;
@@ -74,9 +82,16 @@ export function DeliveryAttempts(props: { webhookId: string; deliveryId: string;
               Open in Temporal
             </Anchor>
           ) : null}
-          <Button size="xs" variant="default" onClick={() => retry.mutate()} loading={retry.isPending}>
-            Retry delivery
-          </Button>
+          {d.status === 'pending' ? (
+            // the API refuses to retry a pending delivery: its own schedule retries it
+            <Text size="sm" data-testid="retried-automatically">
+              Retried automatically while pending
+            </Text>
+          ) : (
+            <Button size="xs" variant="default" onClick={() => retry.mutate()} loading={retry.isPending}>
+              Retry delivery
+            </Button>
+          )}
         </Group>
       </Group>
       <ErrorAlert error={retry.error} title="Not retried" />

@@ -67,7 +67,16 @@ function deliveryColumns(open: string | null, onToggle: (id: string) => void): C
 }
 
 /** A webhook's delivery log: filter by status, refresh, open a delivery to see every attempt and retry it. */
-export function DeliveryLog({ webhookId, onRefresh }: { webhookId: string; onRefresh(): void }) {
+export function DeliveryLog({
+  webhookId,
+  onRefresh,
+  onRetried,
+}: {
+  webhookId: string;
+  onRefresh(): void;
+  /** A delivery was retried by hand (the log refreshes too). */
+  onRetried(deliveryId: string): void;
+}) {
   const [status, setStatus] = useState<StatusFilter>('all');
   const [open, setOpen] = useState<string | null>(null);
   const logs = useDeliveries(webhookId, status);
@@ -115,7 +124,14 @@ export function DeliveryLog({ webhookId, onRefresh }: { webhookId: string; onRef
                 ? {
                     id: `attempts-${d.id}`,
                     content: (
-                      <DeliveryAttempts webhookId={webhookId} deliveryId={d.id} onRetried={onRefresh} />
+                      <DeliveryAttempts
+                        webhookId={webhookId}
+                        deliveryId={d.id}
+                        onRetried={(id) => {
+                          onRetried(id);
+                          onRefresh();
+                        }}
+                      />
                     ),
                   }
                 : null

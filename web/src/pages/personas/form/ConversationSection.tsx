@@ -18,6 +18,7 @@ function LanguageField() {
       data={languages}
       value={asText(field.value)}
       onChange={(next) => field.set(next === '' ? undefined : next)}
+      onBlur={field.touch}
       error={field.error}
       disabled={field.disabled}
     />
@@ -34,6 +35,7 @@ function MaxTokensField() {
       description="Optional; a whole number from 1 to 16 384"
       value={asNumber(field.value) ?? ''}
       onChange={(next) => field.set(next === '' ? undefined : Number(next))}
+      onBlur={field.touch}
       min={1}
       max={16_384}
       allowDecimal={false}

@@ -65,6 +65,7 @@ export function VoicePicker() {
           data={data}
           value={chosenId || null}
           onChange={choose}
+          onBlur={field.touch}
           searchable
           nothingFoundMessage="No voice matches"
           error={field.error}

@@ -1,4 +1,5 @@
 import { Button, Group, Input, Pill, Slider, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
+import { useState } from 'react';
 import { useField } from './FormContext';
 import { asNumber, asText, asTextList } from './manifestPaths';
 
@@ -30,6 +31,7 @@ export function TextField(props: FieldProps & { max?: number; placeholder?: stri
       placeholder={props.placeholder}
       value={value}
       onChange={(e) => field.set(e.currentTarget.value === '' ? undefined : e.currentTarget.value)}
+      onBlur={field.touch}
       error={field.error}
       disabled={field.disabled}
     />
@@ -48,6 +50,7 @@ export function LongTextField(props: FieldProps & { max: number; minRows?: numbe
       description={withCount(props.rule, value, props.max)}
       value={value}
       onChange={(e) => field.set(e.currentTarget.value === '' ? undefined : e.currentTarget.value)}
+      onBlur={field.touch}
       error={field.error}
       disabled={field.disabled}
       autosize
@@ -77,6 +80,7 @@ export function ChipsField(props: FieldProps & { maxItems: number; sentences?: b
       description={`${props.rule} · press Enter to add`}
       value={asTextList(field.value)}
       onChange={(items) => field.set(items)}
+      onBlur={field.touch}
       splitChars={props.sentences ? [] : [',']}
       renderPill={
         props.sentences
@@ -101,16 +105,19 @@ export function ChipsField(props: FieldProps & { maxItems: number; sentences?: b
 }
 
 /**
- * A number in a range as a slider, its value said beside it (and to screen readers). An unset
- * value shows the thumb at `unsetAt`, reads "not set", and is set by moving the thumb; an optional
- * one can be unset again.
+ * A number in a range as a slider, its value said beside it (and to screen readers). An unset value
+ * is drawn unset: a bare track with no thumb and no filled bar, reading "not set"; clicking the track,
+ * or focusing it (its thumb then shows, dashed) and pressing an arrow key, sets it. An optional one
+ * can be unset again.
  */
 export function RangeField(
   props: FieldProps & { min: number; max: number; step: number; unsetAt: number; unsetText?: string },
 ) {
   const field = useField(props.path);
+  const [focused, setFocused] = useState(false);
   const value = asNumber(field.value);
-  const shown = value === undefined ? (props.unsetText ?? 'not set') : String(value);
+  const unset = value === undefined;
+  const shown = unset ? (props.unsetText ?? 'not set') : String(value);
   const errorId = `${field.id}-error`;
   const descriptionId = `${field.id}-description`;
   return (
@@ -135,10 +142,17 @@ export function RangeField(
           thumbLabel={props.label}
           thumbValueText={() => shown}
           label={null}
-          color={value === undefined ? 'gray' : undefined}
+          color={unset ? 'gray' : undefined}
+          styles={unset ? { bar: { display: 'none' }, thumb: unsetThumb(focused) } : undefined}
+          data-unset={unset || undefined}
           thumbProps={{
             'aria-describedby': field.error ? `${errorId} ${descriptionId}` : descriptionId,
             'aria-invalid': field.error ? true : undefined,
+            onFocus: () => setFocused(true),
+            onBlur: () => {
+              setFocused(false);
+              field.touch();
+            },
           }}
         />
         <Text size="sm" w={64} ta="right" aria-hidden data-testid={`value-${props.path}`}>
@@ -153,3 +167,11 @@ export function RangeField(
     </Input.Wrapper>
   );
 }
+
+/** An unset slider's thumb: not drawn, except as a dashed ring while it has the keyboard's focus. */
+const unsetThumb = (focused: boolean) =>
+  ({
+    opacity: focused ? 1 : 0,
+    borderStyle: 'dashed',
+    backgroundColor: 'var(--mantine-color-white)',
+  }) as const;

@@ -108,6 +108,7 @@ export function KnowledgeSection() {
           data={data}
           value={value || null}
           onChange={(next) => field.set(next ?? undefined)}
+          onBlur={field.touch}
           error={field.error ?? (categories.error ? 'The categories did not load' : undefined)}
           disabled={field.disabled}
         />
@@ -168,6 +169,7 @@ export function BehaviorsSection() {
           description="Sessions keep their turns' audio unless started with recording: false (default: off)"
           checked={recording.value === true}
           onChange={(e) => recording.set(e.currentTarget.checked ? true : undefined)}
+          onBlur={recording.touch}
           error={recording.error}
           disabled={recording.disabled}
         />
