@@ -31,11 +31,14 @@ async function spoken(text: string, silenceMs = 900): Promise<Int16Array> {
   return out;
 }
 
-/** Sends caller audio in 20 ms frames, twice as fast as real time. */
+/**
+ * Sends caller audio in 20 ms frames at real time, five at a time (the stream takes audio at real
+ * time plus a two-second burst, docs/voice-stream.md "Limits").
+ */
 async function talk(client: VoiceStreamClient, pcm: Int16Array): Promise<void> {
   for (let i = 0; i < pcm.length; i += FRAME_SAMPLES) {
     client.sendAudio(pcm.slice(i, i + FRAME_SAMPLES));
-    if ((i / FRAME_SAMPLES) % 5 === 4) await sleep(50);
+    if ((i / FRAME_SAMPLES) % 5 === 4) await sleep(100);
   }
 }
 
