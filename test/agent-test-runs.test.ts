@@ -258,7 +258,7 @@ describe('agent test runs', () => {
     await eventually(async () => (await handle.describe()).status.name === 'CANCELLED', 30_000);
     const sessions = await platform(
       'GET',
-      `/sessions?personaId=${personaId}&userId=${run.id}/${id}`,
+      `/sessions?personaId=${personaId}&userId=${run.id}/${id}&includeTestRuns=true`,
       dev.testKey,
     );
     await eventually(async () => {
