@@ -51,14 +51,11 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
         name: 'Platform API v2',
         security: 'apiKey',
         authenticate: platformOrConsoleAuthenticator(ctx),
-        // the console's calls spend from the console's budget, never from that of the account's keys
+        // the console's calls spend from the console's budgets, never from those of the account's keys
         limit: (_req, res, auth, rateClass) =>
-          ctx.rateLimits.consume(
-            res,
-            auth.console ? `${auth.accountId}:console` : `${auth.accountId}:${auth.environment}`,
-            auth.plan,
-            rateClass,
-          ),
+          auth.console
+            ? ctx.rateLimits.consumeConsole(res, auth.accountId, rateClass)
+            : ctx.rateLimits.consume(res, `${auth.accountId}:${auth.environment}`, auth.plan, rateClass),
         limitAnonymous,
         authorize: requireScope,
         observe: (req, res, auth, route) => {
@@ -83,8 +80,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
         name: 'Console API v1',
         security: 'idToken',
         authenticate: consoleAuthenticator(ctx),
-        limit: (_req, res, auth, rateClass) =>
-          ctx.rateLimits.consume(res, `${auth.account.id}:console`, auth.account.plan, rateClass),
+        limit: (_req, res, auth, rateClass) => ctx.rateLimits.consumeConsole(res, auth.account.id, rateClass),
         limitAnonymous,
       },
       registry,

@@ -8,6 +8,19 @@ import { RATE_CLASSES, type RateClass } from './classes';
 /** Requests per minute of each plan (docs/api-contract.md "Rate limits"); enterprise has no plan budget. */
 export const PLAN_BUDGETS: Record<Plan, number | null> = { free: 60, pro: 600, enterprise: null };
 
+/**
+ * The web console's budgets per account and minute, whatever its plan (docs/api-contract.md "Rate
+ * limits"): a person clicking through pages (a few calls each, one page a second at most) stays far
+ * below them, a script replaying the ID token is held to them. Counted apart from every key's budget.
+ */
+export const CONSOLE_BUDGET = 600;
+export const CONSOLE_CLASS_BUDGETS: Record<RateClass, number> = {
+  read: 600,
+  standard: 100,
+  write: 120,
+  expensive: 30,
+};
+
 const WINDOW_SECONDS = 60;
 const TABLE = 'rate_limits';
 
@@ -31,6 +44,8 @@ export class RateLimits {
   private readonly planLimiters = new Map<Plan, RateLimiterPostgres>();
   private readonly classLimiters = new Map<RateClass, RateLimiterPostgres>();
   private readonly anonymous: RateLimiterPostgres;
+  private readonly consoleLimiter: RateLimiterPostgres;
+  private readonly consoleClassLimiters = new Map<RateClass, RateLimiterPostgres>();
 
   constructor(
     knex: Knex,
@@ -54,6 +69,28 @@ export class RateLimits {
       this.classLimiters.set(cls, make(`class-${cls}`, points));
     }
     this.anonymous = make('anon', anonymousPerMinute);
+    this.consoleLimiter = make('console', CONSOLE_BUDGET);
+    for (const [cls, points] of Object.entries(CONSOLE_CLASS_BUDGETS) as [RateClass, number][]) {
+      this.consoleClassLimiters.set(cls, make(`console-${cls}`, points));
+    }
+  }
+
+  /** Consumes one request of the account's web console (its own budgets); sets headers; throws 429 when over. */
+  async consumeConsole(res: Response, accountId: string, rateClass: RateClass): Promise<void> {
+    if (!this.enabled) return;
+    const checked = await Promise.all([
+      consumeOne(res, this.consoleClassLimiters.get(rateClass)!, `${accountId}:${rateClass}`),
+      consumeOne(res, this.consoleLimiter, accountId),
+    ]);
+    const blocked = checked.find((o) => !o.allowed);
+    setHeaders(
+      res,
+      blocked ?? (checked[0].res.remainingPoints < checked[1].res.remainingPoints ? checked[0] : checked[1]),
+    );
+    if (blocked) {
+      const which = blocked === checked[0] ? `${rateClass} operations from the console` : 'the console';
+      throw tooMany(res, blocked, `Rate limit exceeded: ${blocked.limit} requests per minute for ${which}`);
+    }
   }
 
   /** Consumes one request for `subject` (account + environment); sets headers; throws 429 when over. */

@@ -81,12 +81,25 @@ async function overflow(page: Page): Promise<{ by: number; offenders: string[] }
   })()`);
 }
 
+/** The status badges whose text does not fit (an ellipsis: "PUBLISH…"). */
+function cutBadges(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('[data-status] .mantine-Badge-label')]
+    .filter((label) => label.scrollWidth > label.clientWidth + 1)
+    .map((label) => label.textContent)`);
+}
+
 for (const width of [1280, 390]) {
   test(`every page at ${width} px: renders its data, no sideways scrolling, no serious axe-core violation`, async ({
     page,
   }) => {
     test.setTimeout(180_000);
     await page.setViewportSize({ width, height: width > 800 ? 800 : 844 });
+    // the seeded account is on the free plan: a person opening page after page (here faster than one a
+    // second, twice within a minute or two) never meets a rate limit
+    const limited: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() === 429) limited.push(new URL(r.url()).pathname);
+    });
     await signIn(page, seeded.email);
     for (const [path, heading] of pages(seeded)) {
       await page.goto(path);
@@ -96,6 +109,7 @@ for (const width of [1280, 390]) {
         sideways.by,
         `${path} scrolls sideways at ${width} px: ${sideways.offenders.join(' | ')}`,
       ).toBeLessThanOrEqual(0);
+      expect(await cutBadges(page), `${path}: status badges cut at ${width} px`).toEqual([]);
       await expectAccessible(page, `${path} at ${width} px`);
       // `VP_DOCS_SCREENSHOTS=<dir>`: the pictures docs/console.md shows, made from this run's pages
       const shot = DOC_SHOTS[path.replace(/(persona|wf|mcp|sess|wh)_[A-Za-z0-9]+/g, '$1_id')];
@@ -103,6 +117,7 @@ for (const width of [1280, 390]) {
         await page.screenshot({ path: `${process.env.VP_DOCS_SCREENSHOTS}/console-${shot}.png` });
       }
     }
+    expect(limited, 'answers 429 to the console').toEqual([]);
     // a table wider than the screen says it scrolls; at full width there is nothing to say
     await page.goto('/console/personas');
     await expect(page.getByRole('table', { name: 'Personas' })).toBeVisible();

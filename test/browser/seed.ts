@@ -95,21 +95,12 @@ export async function publishedTool(
 }
 
 /**
- * An account with a published persona, a voice workflow and an execution, a session whose turns went
+ * An account on the free plan (new accounts' plan) with a published persona, a voice workflow and an execution, a session whose turns went
  * to the workflow and to the model, a webhook with a delivery, and a published marketplace tool.
  */
 export async function seedAccount(email: string, webhookUrl: string, mcpUrl: string): Promise<Seeded> {
   const token = await devToken(email);
   const me = OK(await api('GET', '/api/v1/developers/me', { token }), 'me');
-  // every page is loaded afresh twice in a minute (two widths): more console calls than the free
-  // plan's 60 a minute, which is not what these tests are about
-  OK(
-    await api('PUT', `/api/admin/accounts/${me.publisherId}/plan`, {
-      token: TEST_ADMIN_TOKEN,
-      body: { plan: 'enterprise' },
-    }),
-    'plan',
-  );
   const key = await apiKey(email, 'live');
   const v2 = async (method: string, path: string, body?: unknown) =>
     OK(await api(method, `/api/v2/developers${path}`, { token: key, body }), `${method} ${path}`).data;

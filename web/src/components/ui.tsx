@@ -93,10 +93,21 @@ const STATUS_COLORS: Record<string, string> = {
   revoked: 'gray.8',
 };
 
-/** A status as an outlined badge, in a shade dark enough for text contrast. */
+/**
+ * A badge's text never shrinks to an ellipsis ("PUBLISH…"): Mantine's label clips its overflow, which
+ * lets a table column or a flex row squeeze the badge below its text; here the text sets its width.
+ */
+const WHOLE_TEXT = { root: { flexShrink: 0, overflow: 'visible' }, label: { overflow: 'visible' } } as const;
+
+/** A status as an outlined badge, in a shade dark enough for text contrast, its whole word always shown. */
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <Badge variant="outline" color={STATUS_COLORS[status] ?? 'gray.8'} data-status={status}>
+    <Badge
+      variant="outline"
+      color={STATUS_COLORS[status] ?? 'gray.8'}
+      data-status={status}
+      styles={WHOLE_TEXT}
+    >
       {status.replace(/_/g, ' ')}
     </Badge>
   );
