@@ -114,27 +114,42 @@ export class RateLimits {
   }
 
   /**
-   * Spends one request of `rateClass` for `subject` outside an HTTP request (a live stream's turn): the
-   * same budgets as `consume`, answered instead of thrown. A store that does not answer is a 503.
+   * Spends one request of `rateClass` outside an HTTP request (a live stream's turn): the budgets the
+   * same request would spend on the REST API (the console's for a console call, else the plan's and
+   * the class's of the account's environment), answered instead of thrown. A store that does not
+   * answer is a 503.
    */
   async spend(
-    subject: string,
+    payer: { accountId: string; environment: string; console?: boolean },
     plan: Plan,
     rateClass: RateClass,
   ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number; message: string }> {
     if (!this.enabled) return { allowed: true };
+    const subject = `${payer.accountId}:${payer.environment}`;
     const planLimiter = this.planLimiters.get(plan);
-    const outcomes = await Promise.all([
-      consumeOne(undefined, this.classLimiters.get(rateClass)!, `${subject}:${rateClass}`),
-      planLimiter ? consumeOne(undefined, planLimiter, subject) : undefined,
-    ]);
-    const blocked = outcomes.find((o) => o !== undefined && !o.allowed);
-    if (!blocked) return { allowed: true };
-    const which = blocked === outcomes[0] ? `${rateClass} operations` : `the ${plan} plan`;
+    const budgets: [RateLimiterPostgres, string, string][] = payer.console
+      ? [
+          [
+            this.consoleClassLimiters.get(rateClass)!,
+            `${payer.accountId}:${rateClass}`,
+            `${rateClass} operations from the console`,
+          ],
+          [this.consoleLimiter, payer.accountId, 'the console'],
+        ]
+      : [
+          [this.classLimiters.get(rateClass)!, `${subject}:${rateClass}`, `${rateClass} operations`],
+          ...(planLimiter
+            ? [[planLimiter, subject, `the ${plan} plan`] as [RateLimiterPostgres, string, string]]
+            : []),
+        ];
+    const outcomes = await Promise.all(budgets.map(([limiter, key]) => consumeOne(undefined, limiter, key)));
+    const blocked = outcomes.findIndex((o) => !o.allowed);
+    if (blocked < 0) return { allowed: true };
+    const { limit, res } = outcomes[blocked];
     return {
       allowed: false,
-      retryAfterSeconds: Math.max(1, Math.ceil(blocked.res.msBeforeNext / 1000)),
-      message: `Rate limit exceeded: ${blocked.limit} requests per minute for ${which}`,
+      retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+      message: `Rate limit exceeded: ${limit} requests per minute for ${budgets[blocked][2]}`,
     };
   }
 

@@ -14,10 +14,8 @@ export async function spendStreamTurn(
   ctx: AppContext,
   call: { sessionId: string; owner: ClientTokenOwner; plan: Plan },
 ): Promise<TurnBudget> {
-  const { accountId, environment, console } = call.owner;
-  const subject = console ? `${accountId}:console` : `${accountId}:${environment}`;
   try {
-    const spent = await ctx.rateLimits.spend(subject, call.plan, 'standard');
+    const spent = await ctx.rateLimits.spend(call.owner, call.plan, 'standard');
     return spent.allowed ? spent : { allowed: false, code: 'RATE_LIMITED', message: spent.message };
   } catch (error) {
     ctx.logger.warn({ err: error, sessionId: call.sessionId }, 'a turn budget could not be read');
