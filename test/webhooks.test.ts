@@ -167,6 +167,7 @@ describe('webhook endpoints', () => {
         'enabled',
         'events',
         'id',
+        'includeTestRuns',
         'lastDeliveredAt',
         'name',
         'personaId',
