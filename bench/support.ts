@@ -129,3 +129,18 @@ export function benchRequester(base: string) {
     return json;
   };
 }
+
+/** The operator token the benchmarks give the platform they start (to set an account's plan). */
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
+/**
+ * Moves the account of `idToken` to the enterprise plan (no plan budget, no limit on live streams):
+ * the bench measures the platform, not the free plan's limits.
+ */
+export async function benchEnterprise(base: string, idToken: string): Promise<void> {
+  const request = benchRequester(base);
+  const me = await request('GET', '/api/v1/developers/me', idToken);
+  await request('PUT', `/api/admin/accounts/${me.publisherId}/plan`, BENCH_ADMIN_TOKEN, {
+    plan: 'enterprise',
+  });
+}

@@ -1,6 +1,8 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { latencyStats } from './support';
+import { signDevToken } from '../src/auth/dev-idp';
+import { completeManifest } from '../test/support/personas';
+import { benchRequester, latencyStats } from './support';
 import { openCall, timedTurn } from './voice-clients';
 
 const ROUNDS = Number(process.env.BENCH_ABUSE_ROUNDS ?? 40);
@@ -55,4 +57,15 @@ export async function underAbuse(
   await new Promise((r) => child.once('exit', r));
   call.end();
   return { calm, abused };
+}
+
+/** Another account, for the abusive clients: its test key and a persona. */
+export async function abusiveAccount(base: string, dataDir: string) {
+  const token = await signDevToken(dataDir, 'abuser@example.com');
+  const request = benchRequester(base);
+  const key = (await request('POST', '/api/v1/developers/keys', token, { name: 'x', environment: 'test' }))
+    .key;
+  const manifest = completeManifest('bench-abuser');
+  const persona = (await request('POST', '/api/v1/developers/personas', token, { manifest })).persona;
+  return { key: key.fullKey as string, personaId: persona.id as string };
 }

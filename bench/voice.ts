@@ -14,8 +14,15 @@ import { speakWithEspeak } from '../test/support/espeak-speech';
 import { startLlmDouble } from '../test/support/llm-double';
 import { completeManifest } from '../test/support/personas';
 import { startSttDouble } from '../test/support/stt-double';
-import { benchRequester, benchWorkspace, latencyStats, runBench } from './support';
-import { underAbuse } from './voice-abuse';
+import {
+  BENCH_ADMIN_TOKEN,
+  benchEnterprise,
+  benchRequester,
+  benchWorkspace,
+  latencyStats,
+  runBench,
+} from './support';
+import { abusiveAccount, underAbuse } from './voice-abuse';
 import { openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
 
 /**
@@ -73,6 +80,7 @@ async function main(): Promise<void> {
     DATA_DIR: workspace.dataDir,
     LOG_LEVEL: 'warn',
     RATE_LIMITS: 'off',
+    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     LLM_BASE_URL: llm.baseUrl,
     STT_BASE_URL: stt.baseUrl,
     BENCH_WORKER: split ? '0' : '1',
@@ -115,6 +123,7 @@ async function measure(
   deps: { llm: string; stt: string; floorSpeech: SpeechSynthesizer },
 ): Promise<void> {
   const token = await signDevToken(dataDir, 'bench@example.com');
+  await benchEnterprise(base, token); // BENCH_CALLS streams at once: past the free plan's five
   const request = benchRequester(base);
   const key = (
     await request('POST', '/api/v1/developers/keys', token, { name: 'bench', environment: 'test' })
@@ -185,17 +194,6 @@ async function measure(
   progress('under abuse (another account floods frames on one stream and never reads another)');
   const abuse = await underAbuse(base, key, session, await abusiveAccount(base, dataDir));
   report({ floorText, floorSpeech, textTurns, speechTurns, rest, concurrent, abuse });
-}
-
-/** Another account, for the abusive clients: its test key and a persona. */
-async function abusiveAccount(base: string, dataDir: string) {
-  const token = await signDevToken(dataDir, 'abuser@example.com');
-  const request = benchRequester(base);
-  const key = (await request('POST', '/api/v1/developers/keys', token, { name: 'x', environment: 'test' }))
-    .key;
-  const manifest = completeManifest('bench-abuser');
-  const persona = (await request('POST', '/api/v1/developers/personas', token, { manifest })).persona;
-  return { key: key.fullKey as string, personaId: persona.id as string };
 }
 
 /** The model's time to its first speakable segment, streamed from the double directly. */
