@@ -40,7 +40,7 @@ describe('Temporal wiring', () => {
         args: [{ sessionId: 'sess_none', idleTimeoutMs: 60_000, turnsPerRun: 100 }],
       });
       try {
-        expect(await handle.query<string>('__stack_trace')).toContain('voiceSessionWorkflow');
+        expect(await handle.query<string>('__stack_trace')).toContain('workflows/voice-session.ts');
       } finally {
         await handle.terminate();
       }

@@ -8,13 +8,13 @@ import { ConfigError, loadConfig } from '../../src/config/env';
 import { createLogger } from '../../src/logging/logger';
 import { guardedFetch } from '../../src/outbound/fetch';
 import { OutboundError, sendOutbound, urlProblem } from '../../src/outbound/http';
-import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY, TEST_ENV } from '../support/env';
+import { TEST_ENCRYPTION_KEY, TEST_ENV } from '../support/env';
 
 /** What production requires besides the outbound settings under test. */
 const PRODUCTION = {
   NODE_ENV: 'production',
   ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+  ADMIN_TOKEN: 'a-production-admin-token-of-32-chars-at-least',
   AUTH_ISSUER: 'https://idp.example.com',
   AUTH_AUDIENCE: 'voice-platform',
   AUTH_JWKS_URL: 'https://idp.example.com/jwks',

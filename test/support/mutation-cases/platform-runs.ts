@@ -234,6 +234,22 @@ export const platformRunCases: MutationTable<BaseEnv> = {
       };
     },
   },
+  'DELETE /api/v2/developers/sessions/{id}': {
+    kind: 'delete',
+    prepare: async (env) => {
+      const id = await session(env);
+      await ok(
+        v2({ ...env, dev: { ...env.dev, liveKey: env.dev.testKey } }, 'POST', `/sessions/${id}/end`),
+        'end',
+      );
+      return {
+        request: { method: 'DELETE', path: `${P}/sessions/${id}`, token: env.dev.testKey },
+        check: async () => {
+          expect(await count(env.app, 'select count(*) from sessions where id = ?', [id])).toBe(0);
+        },
+      };
+    },
+  },
   'POST /api/v2/developers/sessions/{id}/client-token': {
     kind: 'action',
     prepare: async (env) => {
