@@ -82,7 +82,8 @@ describe('the live stream under abuse', () => {
     const readers = await Promise.all([open(), open(), open()]);
     const r0 = api.rssMb();
     const readersTalk = askForLongAnswers(readers);
-    await new Promise((r) => setTimeout(r, 15_000));
+    const readersLatency = await healthzLatency(api.baseUrl, 150);
+    await new Promise((r) => setTimeout(r, 5000));
     clearInterval(readersTalk);
     const readersGrew = api.rssMb() - r0;
     for (const s of readers) s.ws.close();
@@ -97,12 +98,14 @@ describe('the live stream under abuse', () => {
     const latency = await during;
     const grown = api.rssMb() - before;
     console.log(
-      `slow readers: closed ${JSON.stringify(slow.map((s) => s.closed))}; RSS +${grown.toFixed(0)} MB (readers +${readersGrew.toFixed(0)} MB); /healthz p99 ${latency.p99.toFixed(1)} ms`,
+      `slow readers: closed ${JSON.stringify(slow.map((s) => s.closed))}; RSS +${grown.toFixed(0)} MB (readers +${readersGrew.toFixed(0)} MB); /healthz p99 ${latency.p99.toFixed(1)} ms (readers ${readersLatency.p99.toFixed(1)} ms)`,
     );
     for (const s of slow) expect(s.closed).toBeDefined();
     // each dropped stream held at most its 4 MiB of unsent bytes (the rest is the heap's own slack)
     expect(grown).toBeLessThan(Math.max(readersGrew, 0) + 100);
-    expect(latency.p99).toBeLessThan(bound(baseline.p99));
+    // the long replies' synthesis takes the CPU whoever listens: the figure without the abuse is the
+    // same talk with clients that read
+    expect(latency.p99).toBeLessThan(bound(Math.max(readersLatency.p99, baseline.p99)));
     expect(api.output()).toContain('"outcome":"client_not_reading"');
   }, 120_000);
 
