@@ -23,6 +23,7 @@ import { Migration20261127300000AgentTests } from './Migration20261127300000Agen
 import { Migration20261128200000ReviewTestGate } from './Migration20261128200000ReviewTestGate';
 import { Migration20261129030000TestRunSessions } from './Migration20261129030000TestRunSessions';
 import { Migration20261129060000LiveStreamLeases } from './Migration20261129060000LiveStreamLeases';
+import { Migration20261129070000LiveStreamCooldowns } from './Migration20261129070000LiveStreamCooldowns';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128200000ReviewTestGate', class: Migration20261128200000ReviewTestGate },
   { name: 'Migration20261129030000TestRunSessions', class: Migration20261129030000TestRunSessions },
   { name: 'Migration20261129060000LiveStreamLeases', class: Migration20261129060000LiveStreamLeases },
+  { name: 'Migration20261129070000LiveStreamCooldowns', class: Migration20261129070000LiveStreamCooldowns },
 ];

@@ -1,5 +1,7 @@
+import type { CoreContext } from '../../common/context';
 import type { Logger } from '../../logging/logger';
 import { voiceStreamCloses, voiceStreamsOpen } from '../../telemetry/metrics';
+import { recordStreamAbuse } from './stream-leases';
 import type { DropReason, StreamSocket } from './stream-socket';
 
 /** How a stream ended, as its close log line and `voice_stream_closes_total` say. */
@@ -7,7 +9,7 @@ export type CloseReason = 'ended' | 'disconnected' | 'idle_timeout' | 'busy' | '
 
 /**
  * A live call's log lines and gauges (docs/voice-stream.md "Observing streams"): one line when it
- * opens, one when it closes with its outcome, how long it lasted, its turns and its frames each way
+ * opens, one when it closes with its outcome (a drop for abuse also starts the account's cool-down), how long it lasted, its turns and its frames each way
  * (taken, dropped over its budgets, refused as invalid), and error notices it was not sent.
  */
 export class CallLog {
@@ -18,9 +20,13 @@ export class CallLog {
   turns = 0;
 
   constructor(
-    private readonly logger: Logger,
+    private readonly ctx: CoreContext,
     private readonly call: { sessionId: string; accountId: string },
   ) {}
+
+  private get logger(): Logger {
+    return this.ctx.logger;
+  }
 
   opened(): void {
     this.isOpen = true;
@@ -50,6 +56,9 @@ export class CallLog {
     };
     if (outcome === 'client_not_reading' || outcome === 'flooding') {
       this.logger.warn(line, 'a voice stream was dropped');
+      recordStreamAbuse(this.ctx, this.call.accountId).catch((error) =>
+        this.logger.warn({ err: error, ...this.call }, 'a dropped stream’s cool-down was not recorded'),
+      );
     } else this.logger.info(line, 'a voice stream closed');
   }
 }

@@ -8,8 +8,22 @@ export const LIVE_STREAM_LIMITS: Record<Plan, number | null> = { free: 5, pro: 5
 /** A stream's slot lapses this long after its last renewal (its API process died). */
 export const STREAM_LEASE_MS = 30_000;
 
-/** The slot, or the plan's limit that refused it; with the account's plan either way. */
-export type LeaseOutcome = { ok: true; plan: Plan } | { ok: false; limit: number; plan: Plan };
+/**
+ * The cool-down after the account's n-th stream dropped for abuse in ten minutes: 10 s, 30 s, 90 s,
+ * then 5 minutes (docs/voice-stream.md "Limits").
+ */
+export const COOLDOWN_SECONDS = [10, 30, 90, 300];
+/** Strikes older than this are forgotten. */
+const STRIKE_MEMORY_S = 600;
+
+/**
+ * The slot; or the plan's limit that refused it, or the seconds left of the account's cool-down;
+ * with the account's plan either way.
+ */
+export type LeaseOutcome =
+  | { ok: true; plan: Plan }
+  | { ok: false; limit: number; plan: Plan }
+  | { ok: false; coolingDownS: number; plan: Plan };
 
 /**
  * Takes one of the account's live-stream slots for `leaseId`, in PostgreSQL so every API instance
@@ -29,6 +43,11 @@ export async function takeStreamLease(
     const account = await trx('accounts').select('plan').where({ id: lease.accountId }).first();
     const plan = (account?.plan ?? 'free') as Plan;
     const limit = LIVE_STREAM_LIMITS[plan];
+    const cooldown = await trx.raw(
+      'select ceil(extract(epoch from "until" - now()))::int as wait from live_stream_cooldowns where account_id = ? and "until" > now()',
+      [lease.accountId],
+    );
+    if (cooldown.rows.length) return { ok: false, coolingDownS: Math.max(1, cooldown.rows[0].wait), plan };
     await trx('live_stream_leases')
       .where({ account_id: lease.accountId })
       .andWhere('expires_at', '<', knex.fn.now())
@@ -62,4 +81,23 @@ export async function releaseStreamLease(ctx: CoreContext, leaseId: string): Pro
     'live-stream-lease-release',
     'delete from live_stream_leases where id = ?',
   )([leaseId]);
+}
+
+/**
+ * A stream of the account's was dropped for abuse: its next streams wait out a cool-down, longer for
+ * each drop of the last ten minutes. Every API instance sees it (PostgreSQL), as it sees the slots.
+ */
+export async function recordStreamAbuse(ctx: CoreContext, accountId: string): Promise<void> {
+  await preparedQuery(
+    ctx.orm.em.getConnection().getKnex(),
+    'live-stream-abuse',
+    `with strike as (
+       select case when c.last_strike_at > now() - make_interval(secs => ?) then c.strikes + 1 else 1 end as n
+       from (select 1) one left join live_stream_cooldowns c on c.account_id = ?
+     )
+     insert into live_stream_cooldowns (account_id, strikes, last_strike_at, "until")
+     select ?, n, now(), now() + make_interval(secs => (?::int[])[least(n, ?)]) from strike
+     on conflict (account_id) do update set strikes = excluded.strikes,
+       last_strike_at = excluded.last_strike_at, "until" = greatest(live_stream_cooldowns."until", excluded."until")`,
+  )([STRIKE_MEMORY_S, accountId, accountId, `{${COOLDOWN_SECONDS.join(',')}}`, COOLDOWN_SECONDS.length]);
 }

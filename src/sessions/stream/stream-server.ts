@@ -53,6 +53,17 @@ function refusalOutcome(error: ApiError): string {
   return byStatus[error.status] ?? 'error';
 }
 
+/** The account's streams were dropped for abuse a moment ago: a 429 until its cool-down is over. */
+const coolingDown = (seconds: number) =>
+  new RetryableRefusal(
+    new ApiError(
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      `This account's live streams were dropped for flooding or not reading; open a new one in ${seconds} s`,
+    ),
+    seconds,
+  );
+
 /**
  * Who may open the stream: `?token=` (a client token of this session, for browsers, which cannot set
  * headers on a WebSocket), else `Authorization: Bearer pk_…` with the `sessions:write` scope. A
@@ -118,6 +129,7 @@ export function sessionStreams(ctx: AppContext) {
         // one of the account's live-stream slots, held by the call until it closes
         const leaseId = randomUUID();
         const lease = await takeStreamLease(ctx, { leaseId, accountId: owner.accountId, sessionId });
+        if (!lease.ok && 'coolingDownS' in lease) throw coolingDown(lease.coolingDownS);
         if (!lease.ok)
           throw planLimitReached(`The ${lease.plan} plan allows ${lease.limit} live streams at once`);
         if (socket.destroyed) return void (await releaseStreamLease(ctx, leaseId));

@@ -73,7 +73,7 @@ export class VoiceCall {
       claimId: this.callId,
       leaseId: session.leaseId,
     });
-    this.log = new CallLog(ctx.logger, { sessionId: session.sessionId, accountId: session.owner.accountId });
+    this.log = new CallLog(ctx, { sessionId: session.sessionId, accountId: session.owner.accountId });
     this.audio = new CallerAudio(ctx, session, {
       send: (m) => this.send(m),
       error: (code, message, refused) => this.intake.notice(code, message, refused),
