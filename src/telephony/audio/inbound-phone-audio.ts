@@ -1,0 +1,43 @@
+import { CALLER_AUDIO } from '../../sessions/stream/protocol';
+import { decodeMulaw, PHONE_LINE_AUDIO } from './g711';
+import { SincResampler } from './sinc-resampler';
+
+/**
+ * The caller's side of a phone call, as the speech engine hears it: the carrier's μ-law 8 kHz media
+ * frames → PCM16 mono 16 kHz (CALLER_AUDIO), one frame at a time, through one resampler kept for the
+ * whole call (its filter spans frame edges, so 20 ms frames join without clicks). Upsampling adds no
+ * band the line did not carry: above 4 kHz the output is the filter's stopband, not images of speech.
+ * One per call: make it when the stream starts (creation takes milliseconds), dispose() it at the end.
+ */
+export class InboundPhoneAudio {
+  private constructor(private readonly resampler: SincResampler) {}
+
+  static async create(): Promise<InboundPhoneAudio> {
+    return new InboundPhoneAudio(
+      await SincResampler.create(PHONE_LINE_AUDIO.sampleRate, CALLER_AUDIO.sampleRate),
+    );
+  }
+
+  /**
+   * One media frame's μ-law bytes (normally 160: 20 ms) → the caller's PCM16 16 kHz samples made so
+   * far (320 a frame once the filter has filled; the first frame gives a few ms less, its delay).
+   */
+  push(mulaw: Uint8Array): Int16Array {
+    return this.resampler.push(decodeMulaw(mulaw));
+  }
+
+  /** A media message's `payload` (base64 μ-law, as Twilio and Telnyx send it) → PCM16 16 kHz samples. */
+  pushBase64(payload: string): Int16Array {
+    return this.push(Buffer.from(payload, 'base64'));
+  }
+
+  /** The filter's last few ms (the caller hung up or the stream stopped); it then starts afresh. */
+  flush(): Int16Array {
+    return this.resampler.drain();
+  }
+
+  /** Frees the resampler. Idempotent; pushing afterwards throws. */
+  dispose(): void {
+    this.resampler.dispose();
+  }
+}
