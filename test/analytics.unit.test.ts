@@ -1,6 +1,6 @@
 import { PeriodQuery, SessionPeriodQuery, UsageQuery } from '../src/analytics/analytics.schemas';
 import { errorCodeForStatus } from '../src/analytics/codes';
-import { dayRows } from '../src/analytics/recorder';
+import { dayRows } from '../src/analytics/minute-buckets';
 import {
   change,
   DAY_MS,

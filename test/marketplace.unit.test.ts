@@ -3,12 +3,12 @@ import { inputProblems } from '../src/marketplace/execution/runtime';
 import {
   DEFAULT_QUOTAS,
   isSemver,
-  manifestWarnings,
   priceCents,
   quotaLimit,
   type ToolManifest,
   validateManifest,
 } from '../src/marketplace/items/manifest';
+import { manifestWarnings } from '../src/marketplace/items/manifest-warnings';
 import { completeManifest } from './support/personas';
 
 const ctx = {

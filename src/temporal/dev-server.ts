@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { findTemporalCli, temporalCliCacheDir } from './cli';
+import { hostPort, reservePorts } from './dev-server-ports';
 import { registerSearchAttributes } from './register-search-attributes';
 import type { SearchAttributeTypeName } from './search-attributes';
 
@@ -291,31 +291,4 @@ async function probe(
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
-}
-
-/**
- * Checks the wanted ports are free and picks distinct free ones for the zeros, by binding them all at once
- * (then releasing them). Also keeps the readiness probe from talking to some other process on a taken port.
- */
-async function reservePorts(ip: string, wanted: number[]): Promise<number[]> {
-  const servers: net.Server[] = [];
-  try {
-    for (const port of wanted) {
-      const server = net.createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', (err: NodeJS.ErrnoException) =>
-          reject(err.code === 'EADDRINUSE' ? new Error(`Port ${port} on ${ip} is already in use`) : err),
-        );
-        server.listen(port, ip, resolve);
-      });
-    }
-    return servers.map((server) => (server.address() as net.AddressInfo).port);
-  } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  }
-}
-
-function hostPort(host: string, port: number): string {
-  return net.isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
 }

@@ -2,7 +2,8 @@ import type { CoreContext } from '../../common/context';
 import { probeMcpTool } from '../execution/mcp';
 import { MarketplaceItem, MarketplaceItemVersion } from '../items/item.entity';
 import { manifestContext } from '../items/items.service';
-import { type AgentManifest, manifestWarnings, type ToolManifest, validateManifest } from '../items/manifest';
+import { type AgentManifest, type ToolManifest, validateManifest } from '../items/manifest';
+import { manifestWarnings } from '../items/manifest-warnings';
 
 export interface CheckResult {
   passed: boolean;

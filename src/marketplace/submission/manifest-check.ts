@@ -4,7 +4,8 @@ import type { MarketplacePublisher as PublisherAuth } from '../../auth/marketpla
 import type { AppContext } from '../../common/context';
 import { MarketplaceItem } from '../items/item.entity';
 import { findPublisherItem, manifestContext } from '../items/items.service';
-import { type ItemManifest, manifestWarnings, validateManifest } from '../items/manifest';
+import { type ItemManifest, validateManifest } from '../items/manifest';
+import { manifestWarnings } from '../items/manifest-warnings';
 import type { ItemType } from '../items/statuses';
 
 type Ctx = Pick<AppContext, 'config'>;
