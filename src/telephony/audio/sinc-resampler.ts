@@ -21,8 +21,9 @@ import { ConverterType, create } from '@alexanderolsen/libsamplerate-js';
 /**
  * SRC_SINC_MEDIUM_QUALITY: flat to 90% of the lower Nyquist, so the whole telephone band (300-3400 Hz)
  * passes at 8 kHz (3.4 kHz: -0.0 dB), and everything above 4 kHz is at least 100 dB down.
- * SRC_SINC_FASTEST costs about half as much but is already -8.8 dB at 3.4 kHz, where the sibilants
- * that tell "s" from "f" live. Either costs about 1% of a frame's 20 ms or less (docs/telephony.md).
+ * SRC_SINC_FASTEST costs about half as much but is already -8.8 dB at 3.4 kHz: the top of a band that
+ * holds what a phone line keeps of the consonants. Either costs about 1% of a frame's 20 ms or less
+ * (docs/telephony.md).
  */
 export const PHONE_RESAMPLER_QUALITY = ConverterType.SRC_SINC_MEDIUM_QUALITY;
 /** libsamplerate's rates: 1 Hz to 192 kHz. */
@@ -68,14 +69,21 @@ export class SincResampler {
     return this.converter === undefined;
   }
 
-  /** The next chunk of the stream in; what the filter has made of the stream so far, out. */
+  /**
+   * The next chunk of the stream in (any length: a long one goes through a second at a time, which
+   * keeps the package's buffers small); what the filter has made of the stream so far, out.
+   */
   push(pcm: Int16Array): Int16Array {
     const converter = this.live();
-    if (pcm.length === 0) return new Int16Array(0);
-    const out = converter.full(pcm16ToFloat32(pcm));
-    this.samplesIn += pcm.length;
-    this.samplesOut += out.length;
-    return float32ToPcm16(out);
+    const parts: Int16Array[] = [];
+    for (let offset = 0; offset < pcm.length; offset += this.fromRate) {
+      const chunk = pcm.subarray(offset, offset + this.fromRate);
+      const out = converter.full(pcm16ToFloat32(chunk));
+      this.samplesIn += chunk.length;
+      this.samplesOut += out.length;
+      parts.push(float32ToPcm16(out));
+    }
+    return parts.length === 1 ? parts[0] : joinPcm16(parts);
   }
 
   /**
@@ -141,4 +149,14 @@ export function float32ToPcm16(samples: Float32Array): Int16Array {
     pcm[i] = Math.max(-32_768, Math.min(32_767, Math.round(samples[i] * 32_768)));
   }
   return pcm;
+}
+
+function joinPcm16(parts: Int16Array[]): Int16Array {
+  const joined = new Int16Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
 }
