@@ -5,6 +5,7 @@ import { responseAad } from '../idempotency/idempotency.service';
 import { mcpHeadersAad } from '../mcp/mcp-server.entity';
 import { clientSecretAad, tokenAad, verifierAad } from '../oauth';
 import { secretAad } from '../secrets';
+import { phoneNumberCredentialsAad } from '../telephony';
 import { webhookPreviousSecretAad, webhookSecretAad } from '../webhooks';
 
 type Row = Readonly<Record<string, string>>;
@@ -78,6 +79,13 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     column: 'headers_ciphertext',
     aadColumns: OWNED_COLUMNS,
     aad: (r) => mcpHeadersAad(owned(r)),
+  },
+  {
+    table: 'phone_numbers',
+    key: 'id',
+    column: 'credentials_ciphertext',
+    aadColumns: OWNED_COLUMNS,
+    aad: (r) => phoneNumberCredentialsAad(owned(r)),
   },
   // a replayable answer can hold a created webhook's secret; kept 24 h
   {

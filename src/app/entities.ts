@@ -22,6 +22,7 @@ import { PersonaVersionSchema } from '../personas/persona-version.entity';
 import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
+import { PhoneNumberSchema } from '../telephony/phone-numbers/phone-number.entity';
 import { ToolSchema } from '../tools/tool.entity';
 import { WorkflowDefinitionSchema, WorkflowExecutionSchema } from '../voice-workflows/workflow.entity';
 import { WorkflowVersionSchema } from '../voice-workflows/workflow-version.entity';
@@ -62,4 +63,5 @@ export const entities = [
   TestScenarioSchema,
   TestRunSchema,
   TestRunResultSchema,
+  PhoneNumberSchema,
 ];

@@ -14,6 +14,7 @@ import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/person
 import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountSessionRoutes } from '../sessions/sessions.routes';
+import { mountPhoneNumberRoutes } from '../telephony';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
@@ -39,6 +40,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountToolRoutes(roots.platform, ctx);
   mountWorkflowRoutes(roots.platform, ctx);
   mountSessionRoutes(roots.platform, ctx);
+  mountPhoneNumberRoutes(roots.platform, ctx);
   mountCallAnalysisRoutes(roots.platform, ctx);
   mountActivityRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);

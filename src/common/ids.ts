@@ -37,7 +37,8 @@ export type IdPrefix =
   | 'act'
   | 'idk'
   | 'tsc'
-  | 'testrun';
+  | 'testrun'
+  | 'pn';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

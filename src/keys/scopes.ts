@@ -1,6 +1,7 @@
 /**
- * Scopes (docs/api-contract.md "Scopes"): `<area>:read` and `<area>:write` per area, plus
- * `workflows:execute`, and `tests:read` / `tests:run` (agent tests: docs/personas.md "Testing an agent").
+ * Scopes (docs/api-contract.md "Scopes"): `<area>:read` and `<area>:write` per area (`phone`: phone
+ * numbers), plus `workflows:execute`, and `tests:read` / `tests:run` (agent tests: docs/personas.md
+ * "Testing an agent").
  */
 export const SCOPE_AREAS = [
   'mcp',
@@ -11,6 +12,7 @@ export const SCOPE_AREAS = [
   'oauth',
   'secrets',
   'sessions',
+  'phone',
 ] as const;
 export const ALL_SCOPES = [
   ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),

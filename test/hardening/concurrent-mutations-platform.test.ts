@@ -1,6 +1,7 @@
 import { raceEveryOperation } from '../support/concurrent-mutations';
 import { type McpTestServer, startMcpTestServer } from '../support/mcp-test-server';
 import { type PlatformEnv, platformHookCases } from '../support/mutation-cases/platform-hooks';
+import { platformPhoneCases } from '../support/mutation-cases/platform-phone';
 import { platformToolCases } from '../support/mutation-cases/platform-tools';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { newDeveloper, startTestApp, type TestApp } from '../support/test-app';
@@ -21,10 +22,10 @@ afterAll(async () => {
   await Promise.all([receiver?.close(), revocations?.close(), mcp?.close()]);
 });
 
-/** Issue 26 "Races on anything unique": the platform API's secrets, webhooks, events, OAuth, MCP servers, tools, activities. */
+/** Issue 26 "Races on anything unique": the platform API's secrets, webhooks, events, OAuth, MCP servers, tools, activities, phone numbers. */
 describe('concurrent identical mutations: platform resources', () => {
   raceEveryOperation(
-    { ...platformHookCases, ...platformToolCases },
+    { ...platformHookCases, ...platformToolCases, ...platformPhoneCases },
     () => env.app,
     () => env,
   );

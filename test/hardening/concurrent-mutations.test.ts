@@ -3,6 +3,7 @@ import { consoleCases } from '../support/mutation-cases/console';
 import { marketplaceCases } from '../support/mutation-cases/marketplace';
 import { marketplaceInstallCases } from '../support/mutation-cases/marketplace-installs';
 import { platformHookCases } from '../support/mutation-cases/platform-hooks';
+import { platformPhoneCases } from '../support/mutation-cases/platform-phone';
 import { platformRunCases } from '../support/mutation-cases/platform-runs';
 import { platformToolCases } from '../support/mutation-cases/platform-tools';
 import { call, startTestApp, type TestApp } from '../support/test-app';
@@ -15,6 +16,7 @@ const TABLES = {
   consoleCases,
   platformHookCases,
   platformToolCases,
+  platformPhoneCases,
   platformRunCases,
   marketplaceCases,
   marketplaceInstallCases,

@@ -11,6 +11,8 @@ import { rotateEncryptedColumns } from '../../src/crypto/rotation';
 import { accessTokenFor } from '../../src/oauth';
 import { resolveSecrets, secretAad } from '../../src/secrets';
 import { createIsolatedDatabase } from '../support/isolated-db';
+import { completeManifest } from '../support/personas';
+import { freshNumber, twilioCredentials } from '../support/phone-numbers';
 import { call, type Developer, newDeveloper, startTestApp, type TestApp } from '../support/test-app';
 
 const KEY_A = Buffer.alloc(32, 0xa1);
@@ -104,6 +106,21 @@ async function createEveryKind() {
     headers: { 'X-Api-Key': 'literal-credential-456' },
   });
   expect(mcp.status).toBe(201);
+  // a test number may have a draft persona (a live one would need a review)
+  const persona = await call(appA.baseUrl, 'POST', '/api/v1/developers/personas', {
+    token: dev.token,
+    body: { manifest: completeManifest('p7-line') },
+  });
+  const phone = await call(appA.baseUrl, 'POST', '/api/v2/developers/phone-numbers', {
+    token: dev.testKey,
+    body: {
+      number: freshNumber(),
+      provider: 'twilio',
+      personaId: persona.body.persona.id,
+      credentials: twilioCredentials(),
+    },
+  });
+  expect(phone.status).toBe(201);
   const base = oauth.issuer.url!;
   const provider = await api(appA, 'POST', '/oauth/providers', {
     name: 'Calendar',

@@ -24,6 +24,7 @@ import { Migration20261128200000ReviewTestGate } from './Migration20261128200000
 import { Migration20261129030000TestRunSessions } from './Migration20261129030000TestRunSessions';
 import { Migration20261129060000LiveStreamLeases } from './Migration20261129060000LiveStreamLeases';
 import { Migration20261129070000LiveStreamCooldowns } from './Migration20261129070000LiveStreamCooldowns';
+import { Migration20261129080000PhoneNumbers } from './Migration20261129080000PhoneNumbers';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -52,4 +53,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129030000TestRunSessions', class: Migration20261129030000TestRunSessions },
   { name: 'Migration20261129060000LiveStreamLeases', class: Migration20261129060000LiveStreamLeases },
   { name: 'Migration20261129070000LiveStreamCooldowns', class: Migration20261129070000LiveStreamCooldowns },
+  { name: 'Migration20261129080000PhoneNumbers', class: Migration20261129080000PhoneNumbers },
 ];
