@@ -65,6 +65,12 @@ export function createLogger(
           'value',
           'secret',
           'fullKey',
+          // carrier credentials (a phone number's Twilio auth token, Telnyx API key)
+          'credentials',
+          '*.credentials',
+          'authToken',
+          '*.authToken',
+          '*.*.authToken',
         ],
         censor: '[redacted]',
       },
