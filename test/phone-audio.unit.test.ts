@@ -7,19 +7,17 @@ import {
   MULAW_SILENCE,
   OutboundPhoneAudio,
   PHONE_FRAME_BYTES,
+  pcm16Bytes,
   SincResampler,
 } from '../src/telephony/audio';
 
 /** `seconds` of sine tones (Hz → amplitude) at `rate`, as PCM16. */
 function tones(rate: number, seconds: number, parts: Record<number, number>): Int16Array {
-  const pcm = new Int16Array(Math.round(rate * seconds));
-  for (let i = 0; i < pcm.length; i++) {
-    let x = 0;
-    for (const [hz, amplitude] of Object.entries(parts))
-      x += amplitude * Math.sin((2 * Math.PI * Number(hz) * i) / rate);
-    pcm[i] = Math.round(x);
-  }
-  return pcm;
+  return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) =>
+    Math.round(
+      Object.entries(parts).reduce((x, [hz, a]) => x + a * Math.sin((2 * Math.PI * +hz * i) / rate), 0),
+    ),
+  );
 }
 
 /** The amplitude of the `hz` component of `samples` (Goertzel's single DFT bin), from sample `from` on. */
@@ -45,15 +43,7 @@ function chunks<T extends Int16Array | Uint8Array>(pcm: T, size: number): T[] {
   return out;
 }
 
-function concat(parts: Int16Array[]): Int16Array {
-  const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return all;
-}
+const concat = (parts: Int16Array[]) => Int16Array.from(parts.flatMap((part) => Array.from(part)));
 
 /** The largest |x[n+1] − 2x[n] + x[n−1]| from sample `from` on: a click at a chunk edge shows here. */
 function largestSecondDifference(pcm: Int16Array, from: number): number {
@@ -204,6 +194,12 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     const once = concat([whole.push(line), whole.flush()]);
     expect(streamed.length).toBe(16_000);
     expect(streamed.every((x, i) => x === once[i])).toBe(true);
+    // as the engine takes it (CALLER_AUDIO): PCM16 little-endian bytes
+    const bytes = pcm16Bytes(streamed);
+    expect(bytes.length).toBe(32_000);
+    expect([0, 1234, 15_999].map((i) => bytes.readInt16LE(i * 2))).toEqual(
+      [0, 1234, 15_999].map((i) => streamed[i]),
+    );
     framed.dispose();
     whole.dispose();
   });
