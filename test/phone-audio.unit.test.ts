@@ -1,7 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { CALLER_AUDIO } from '../src/sessions/stream/protocol';
 import {
   decodeMulaw,
+  ENGINE_CALLER_RATE,
   encodeMulaw,
   InboundPhoneAudio,
   MULAW_SILENCE,
@@ -37,20 +39,16 @@ function amplitudeAt(samples: ArrayLike<number>, hz: number, rate: number, from 
 const decibels = (amplitude: number, reference: number) => 20 * Math.log10(amplitude / reference);
 
 /** `pcm` cut into consecutive chunks of `size` samples (the last one shorter). */
-function chunks<T extends Int16Array | Uint8Array>(pcm: T, size: number): T[] {
-  const out: T[] = [];
-  for (let i = 0; i < pcm.length; i += size) out.push(pcm.subarray(i, i + size) as T);
-  return out;
-}
+const chunks = <T extends Int16Array | Uint8Array>(pcm: T, size: number): T[] =>
+  Array.from({ length: Math.ceil(pcm.length / size) }, (_, k) => pcm.subarray(k * size, (k + 1) * size) as T);
 
 const concat = (parts: Int16Array[]) => Int16Array.from(parts.flatMap((part) => Array.from(part)));
 
 /** The largest |x[n+1] − 2x[n] + x[n−1]| from sample `from` on: a click at a chunk edge shows here. */
 function largestSecondDifference(pcm: Int16Array, from: number): number {
   let largest = 0;
-  for (let i = Math.max(1, from); i < pcm.length - 1; i++) {
+  for (let i = Math.max(1, from); i < pcm.length - 1; i++)
     largest = Math.max(largest, Math.abs(pcm[i + 1] - 2 * pcm[i] + pcm[i - 1]));
-  }
   return largest;
 }
 
@@ -194,7 +192,8 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     const once = concat([whole.push(line), whole.flush()]);
     expect(streamed.length).toBe(16_000);
     expect(streamed.every((x, i) => x === once[i])).toBe(true);
-    // as the engine takes it (CALLER_AUDIO): PCM16 little-endian bytes
+    // as the engine takes it (CALLER_AUDIO): PCM16 little-endian bytes at its rate
+    expect(ENGINE_CALLER_RATE).toBe(CALLER_AUDIO.sampleRate);
     const bytes = pcm16Bytes(streamed);
     expect(bytes.length).toBe(32_000);
     expect([0, 1234, 15_999].map((i) => bytes.readInt16LE(i * 2))).toEqual(
@@ -268,8 +267,8 @@ describe("a phone line's audio (src/telephony/audio)", () => {
       inbound.push(new Uint8Array(PHONE_FRAME_BYTES).fill(MULAW_SILENCE));
       inbound.dispose();
     }
-    held.length = 0;
-    // a leak would hold 200 heaps (over 5 GB); at most a couple wait for the collector
+    // a leak would hold 200 heaps (over 5 GB), and `held` still holds its four disposed converters:
+    // dispose() alone lets go of a heap; at most a couple wait for the collector
     expect((await settled()) - before).toBeLessThan(3 * 26 * MB);
   });
 

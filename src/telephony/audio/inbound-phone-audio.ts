@@ -1,11 +1,16 @@
-import { CALLER_AUDIO } from '../../sessions/stream/protocol';
 import { decodeMulaw, PHONE_LINE_AUDIO } from './g711';
 import { SincResampler } from './sinc-resampler';
 
 /**
+ * The rate the speech engine hears callers at: CALLER_AUDIO's 16 kHz (src/sessions/stream/protocol.ts,
+ * which this area does not reach into; the unit test holds the two equal).
+ */
+export const ENGINE_CALLER_RATE = 16_000;
+
+/**
  * The caller's side of a phone call, as the speech engine hears it: the carrier's μ-law 8 kHz media
- * frames → PCM16 mono 16 kHz (CALLER_AUDIO), one frame at a time, through one resampler kept for the
- * whole call (its filter spans frame edges, so 20 ms frames join without clicks). Upsampling adds no
+ * frames → PCM16 mono 16 kHz (ENGINE_CALLER_RATE), one frame at a time, through one resampler kept
+ * for the whole call (its filter spans frame edges, so 20 ms frames join without clicks). Upsampling adds no
  * band the line did not carry: above 4 kHz the output is the filter's stopband, not images of speech.
  * One per call: make it when the stream starts (creation takes milliseconds), dispose() it at the end.
  */
@@ -13,9 +18,7 @@ export class InboundPhoneAudio {
   private constructor(private readonly resampler: SincResampler) {}
 
   static async create(): Promise<InboundPhoneAudio> {
-    return new InboundPhoneAudio(
-      await SincResampler.create(PHONE_LINE_AUDIO.sampleRate, CALLER_AUDIO.sampleRate),
-    );
+    return new InboundPhoneAudio(await SincResampler.create(PHONE_LINE_AUDIO.sampleRate, ENGINE_CALLER_RATE));
   }
 
   /**

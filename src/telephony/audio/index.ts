@@ -8,6 +8,6 @@ export {
   PHONE_LINE_AUDIO,
   pcm16Bytes,
 } from './g711';
-export { InboundPhoneAudio } from './inbound-phone-audio';
+export { ENGINE_CALLER_RATE, InboundPhoneAudio } from './inbound-phone-audio';
 export { OutboundPhoneAudio } from './outbound-phone-audio';
 export { PHONE_RESAMPLER_QUALITY, SincResampler } from './sinc-resampler';
