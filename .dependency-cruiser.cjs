@@ -55,6 +55,7 @@ const AREAS = [
   'reviews',
   'secrets',
   'sessions',
+  'telephony',
   'tools',
   'voice-workflows',
   'voices',
