@@ -12,6 +12,8 @@ const key = process.env.BENCH_ABUSE_KEY!;
 const personaId = process.env.BENCH_ABUSE_PERSONA!;
 let running = true;
 const dropped = { flooder: 0, nonReader: 0 };
+/** Reconnects the platform refused (a 429 on the session or the upgrade: the account's cool-down). */
+let refused = 0;
 
 async function openStream(userId: string): Promise<WebSocket> {
   const res = await fetch(`${base}/api/v2/developers/sessions`, {
@@ -39,7 +41,10 @@ async function flooder(): Promise<void> {
   const frame = Buffer.alloc(2);
   while (running) {
     const ws = await openStream('bench-flooder').catch(() => undefined);
-    if (!ws) continue;
+    if (!ws) {
+      refused++;
+      continue;
+    }
     const done = closed(ws);
     while (running && ws.readyState === WebSocket.OPEN) {
       for (let i = 0; i < 500; i++) ws.send(frame, { binary: true });
@@ -54,7 +59,10 @@ async function flooder(): Promise<void> {
 async function nonReader(): Promise<void> {
   while (running) {
     const ws = await openStream('bench-non-reader').catch(() => undefined);
-    if (!ws) continue;
+    if (!ws) {
+      refused++;
+      continue;
+    }
     (ws as unknown as { _socket: { pause(): void } })._socket.pause();
     const ask = setInterval(
       () => ws.send(JSON.stringify({ type: 'input.text', text: 'Tell me everything.' })),
@@ -69,7 +77,7 @@ async function nonReader(): Promise<void> {
 process.on('SIGTERM', () => {
   running = false;
   process.stderr.write(
-    `bench:voice: abusive clients dropped ${dropped.flooder} (flooding) and ${dropped.nonReader} (not reading) times\n`,
+    `bench:voice: abusive clients dropped ${dropped.flooder} (flooding) and ${dropped.nonReader} (not reading) times; ${refused} reconnects refused\n`,
   );
   process.exit(0);
 });
