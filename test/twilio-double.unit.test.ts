@@ -186,3 +186,55 @@ describe('an inbound call', () => {
     expect(platform.sockets).toHaveLength(0);
   });
 });
+
+describe('status callbacks and TwiML URLs', () => {
+  const place = (fields: Record<string, string>) =>
+    fetch(callsUrl(carrier), {
+      method: 'POST',
+      headers: { authorization: basicAuth(carrier) },
+      body: new URLSearchParams({ To: '+15005550006', From: '+15005550001', ...fields }),
+    });
+
+  it('holds callbacks for a test to post out of order, and replays one as a duplicate', async () => {
+    carrier.script({ outcome: 'busy', ringMs: 10, callbacks: 'hold' });
+    const statusCallback = `${platform.base}/status`;
+    await place({
+      Twiml: '<Response/>',
+      StatusCallback: statusCallback,
+      StatusCallbackEvent: 'initiated ringing completed',
+    });
+    const call = await carrier.waitForCall(0);
+    await call.ended;
+    expect(platform.requests).toHaveLength(0);
+    await call.deliverHeldCallbacks([2, 0, 1]);
+    expect(await call.replayCallback(2)).toBe(204);
+    expect(statuses(platform)).toEqual(['busy', 'initiated', 'ringing', 'busy']);
+    expect(platform.requests.every((r) => r.ours && r.oracle)).toBe(true);
+  });
+
+  it('asks a Url for the TwiML once answered (signed) and GETs callbacks when StatusCallbackMethod=GET', async () => {
+    const statusCallback = `${platform.base}/status?leg=a`;
+    await place({
+      Url: `${platform.base}/voice`,
+      StatusCallback: statusCallback,
+      StatusCallbackMethod: 'GET',
+    });
+    const call = await carrier.waitForCall(0);
+    await call.waitForStream();
+    await until(() => platform.sockets[0]?.of('start').length === 1, 'start');
+    expect(platform.sockets[0]!.of('start')[0]!.message.start.customParameters).toMatchObject({
+      token: 'tok-1',
+    });
+    const asked = platform.requests.find((r) => r.path === '/voice')!;
+    expect(asked).toMatchObject({
+      ours: true,
+      oracle: true,
+      params: { CallStatus: 'in-progress', Direction: 'outbound-api' },
+    });
+    await call.hangUp();
+    await until(() => platform.requests.some((r) => r.path.startsWith('/status')), 'the completed callback');
+    const completed = platform.requests.find((r) => r.path.startsWith('/status'))!;
+    expect(completed).toMatchObject({ ours: true, oracle: true, params: {} });
+    expect(new URL(completed.path, platform.base).searchParams.get('CallStatus')).toBe('completed');
+  });
+});

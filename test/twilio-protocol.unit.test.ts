@@ -65,6 +65,26 @@ describe('the request signature', () => {
     );
   });
 
+  it('agrees with validateRequest on URLs of any shape, signed as received or as normalized', () => {
+    const oddUrl = fc
+      .tuple(
+        fc.webUrl({ withQueryParameters: true, withFragments: false }),
+        fc.constantFrom('', "'", '~', '%27', ' ', 'é'),
+      )
+      .map(([u, odd]) => `${u}${u.includes('?') ? '&' : '?'}q=${odd}`);
+    fc.assert(
+      fc.property(oddUrl, params, fc.boolean(), (u, p, normalized) => {
+        const signedUrl = normalized ? new URL(u).toString() : u;
+        const signature = twilio.getExpectedTwilioSignature(TOKEN, signedUrl, p);
+        expect(verifyTwilioSignature(TOKEN, signature, u, p)).toBe(
+          twilio.validateRequest(TOKEN, signature, u, p),
+        );
+        expect(verifyTwilioSignature(TOKEN, signature, u, p)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses a tampered parameter, URL or token, as validateRequest does', () => {
     fc.assert(
       fc.property(url, params, paramName, paramValue, (u, p, name, value) => {
