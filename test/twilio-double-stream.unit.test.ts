@@ -153,4 +153,16 @@ describe('the media stream', () => {
     await until(() => side.of('dtmf').length === 1, 'dtmf');
     expect(side.of('dtmf')[0]!.message.dtmf).toEqual({ track: 'inbound_track', digit: '7' });
   });
+
+  it('adds line noise at the level asked for', async () => {
+    const { side } = await answeredStream({ outcome: 'answer', ringMs: 10, line: { noiseDbfs: -40 } });
+    await until(() => side.of('media').length >= 25, 'half a second of frames');
+    const pcm = side
+      .of('media')
+      .flatMap((f) => [...mulaw.decode(new Uint8Array(Buffer.from(f.message.media.payload, 'base64')))]);
+    const rms = Math.sqrt(pcm.reduce((sum, x) => sum + x * x, 0) / pcm.length);
+    // -40 dBFS is 1% of full scale: 328
+    expect(rms).toBeGreaterThan(290);
+    expect(rms).toBeLessThan(370);
+  });
 });

@@ -98,8 +98,9 @@ export class TwilioMediaStream extends EventEmitter {
         this.finish('refused');
         resolve();
       });
+      // an error before the upgrade is a refusal; one after it, the platform's end of the stream
       socket.on('error', () => {
-        this.finish('refused');
+        this.finish(this.startedAt ? 'platform' : 'refused');
         resolve();
       });
       socket.on('open', () => {
