@@ -1,6 +1,7 @@
 import type { SpeechPcm } from '../../common/speech';
 import { SpeechSegmenter } from '../../voices';
 import type { ServerMessage } from './protocol';
+import { RealTimePlayback, type ReplyPlayback } from './reply-playback';
 
 /** Reply audio goes out in binary frames of at most this many bytes (about 190 ms at 22 050 Hz). */
 export const AUDIO_FRAME_BYTES = 8192;
@@ -15,6 +16,8 @@ export interface ReplySpeechOptions {
   signal: AbortSignal;
   /** A segment that could not be synthesized (it is skipped; the text was sent as deltas). */
   onError(error: unknown): void;
+  /** Where the caller's player is: reckoned in real time unless the transport is told (a phone's marks). */
+  playback?: ReplyPlayback;
 }
 
 interface SentSegment {
@@ -31,21 +34,23 @@ interface SentSegment {
  * A reply spoken as it is decided (docs/voice-stream.md "Reply audio"): its text is cut into speakable
  * segments as it arrives (the first one early, at a clause boundary), each segment is synthesized as
  * soon as it is complete (several at once) and sent in order: a `reply.audio` header, then its PCM in
- * binary frames. Audio goes out as soon as it is made, ahead of playback; the reply's playback clock
- * (from its first frame) tells what the caller has heard when they interrupt.
+ * binary frames. Audio goes out as soon as it is made, ahead of playback; the reply's playback
+ * (src/sessions/stream/reply-playback.ts) tells what the caller has heard when they interrupt.
  */
 export class ReplySpeech {
   private readonly segmenter = new SpeechSegmenter();
   private queue: Promise<void> = Promise.resolve();
   private readonly sent: SentSegment[] = [];
-  private playbackStartedAt: number | undefined;
   private segmentCount = 0;
-  /** When the reply stopped (interrupted): the playback clock stops there. */
-  private stoppedAt: number | undefined;
+  private readonly playback: ReplyPlayback;
+  /** The reply was stopped (interrupted): the playback clock stops there. */
+  private stopped = false;
 
   constructor(private readonly opts: ReplySpeechOptions) {
+    this.playback = opts.playback ?? new RealTimePlayback();
     opts.signal.addEventListener('abort', () => {
-      this.stoppedAt ??= Date.now();
+      this.stopped = true;
+      this.playback.stop(Date.now());
     });
   }
 
@@ -70,8 +75,8 @@ export class ReplySpeech {
    * playback had started (a segment cut short counts, as the caller heard part of it).
    */
   spokenText(now = Date.now()): string {
-    if (this.playbackStartedAt === undefined) return '';
-    const heard = (this.stoppedAt ?? now) - this.playbackStartedAt;
+    if (this.sent.length === 0) return '';
+    const heard = this.playback.heardMs(now);
     return this.sent
       .filter((s) => !s.hold && s.startMs <= heard)
       .map((s) => s.text)
@@ -79,31 +84,19 @@ export class ReplySpeech {
   }
 
   /**
-   * Answers once the caller's player has played everything sent (by the playback clock), or at once
-   * when the reply was interrupted: until then the agent is speaking, and the caller can interrupt.
+   * Answers once the caller's player has played everything sent, or at once when the reply was
+   * interrupted: until then the agent is speaking, and the caller can interrupt.
    */
   async played(): Promise<void> {
-    const last = this.sent.at(-1);
-    if (this.playbackStartedAt === undefined || !last || this.opts.signal.aborted) return;
-    const rest = this.playbackStartedAt + last.endMs - Date.now();
-    if (rest <= 0) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.opts.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, rest);
-      this.opts.signal.addEventListener('abort', done);
-    });
+    if (this.opts.signal.aborted) return;
+    await this.playback.played(this.opts.signal);
   }
 
   /** The reply audio the caller heard (all of it, or up to the interruption), for the turn's recording. */
   audio(): { pcm: Int16Array; sampleRate: number } | undefined {
     const first = this.sent[0];
-    if (!first || this.playbackStartedAt === undefined) return undefined;
-    const heardMs =
-      this.stoppedAt === undefined ? Number.POSITIVE_INFINITY : this.stoppedAt - this.playbackStartedAt;
+    if (!first) return undefined;
+    const heardMs = this.stopped ? this.playback.heardMs(Date.now()) : Number.POSITIVE_INFINITY;
     const parts = this.sent
       .filter((s) => s.startMs < heardMs)
       .map((s) =>
@@ -132,12 +125,8 @@ export class ReplySpeech {
   }
 
   private sendSegment(text: string, hold: boolean, audio: SpeechPcm): void {
-    const now = Date.now();
-    this.playbackStartedAt ??= now;
-    const last = this.sent.at(-1);
     // a segment starts when the one before it ends, or now if the caller's player has run dry
-    const startMs = Math.max(last?.endMs ?? 0, now - this.playbackStartedAt);
-    const endMs = startMs + (audio.pcm.length / audio.sampleRate) * 1000;
+    const { startMs, endMs } = this.playback.place((audio.pcm.length / audio.sampleRate) * 1000, Date.now());
     this.sent.push({ text, hold, startMs, endMs, pcm: audio.pcm, sampleRate: audio.sampleRate });
     const bytes = new Uint8Array(audio.pcm.buffer, audio.pcm.byteOffset, audio.pcm.byteLength);
     this.opts.send({
