@@ -117,7 +117,8 @@ describe('an outbound call', () => {
   });
 
   it('is canceled by Status=canceled while it rings; only the requested events are posted', async () => {
-    carrier.script({ outcome: 'answer', ringMs: 300 });
+    carrier.script({ outcome: 'answer', ringMs: 5000 });
+    const placedAt = Date.now();
     const { sid } = (await (await placeCall(carrier, platform, ['completed'])).json()) as { sid: string };
     const update = await fetch(callsUrl(carrier).replace('.json', `/${sid}.json`), {
       method: 'POST',
@@ -125,7 +126,9 @@ describe('an outbound call', () => {
       body: new URLSearchParams({ Status: 'canceled' }),
     });
     expect(update.status).toBe(200);
+    expect(await update.json()).toMatchObject({ sid, status: 'canceled' });
     expect(await carrier.calls[0]!.ended).toBe('canceled');
+    expect(Date.now() - placedAt).toBeLessThan(1000);
     await until(() => statuses(platform).length === 1, 'completed');
     expect(statuses(platform)).toEqual(['canceled']);
   });

@@ -94,7 +94,9 @@ export class TwilioDouble {
     while (!find()) {
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no such call on the Twilio double after ${timeoutMs} ms`);
-      await Promise.race([once(this.created, 'call'), new Promise((r) => setTimeout(r, left))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([once(this.created, 'call'), new Promise((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
     }
     return find()!;
   }

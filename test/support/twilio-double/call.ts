@@ -37,6 +37,8 @@ export class DoubleCall extends EventEmitter {
   readonly ended: Promise<CallStatus>;
   private resolveEnded!: (status: CallStatus) => void;
   private hangUpRequested = false;
+  /** The ringing's timer, cut short when the call ends while it rings. */
+  private ringing?: { timer: NodeJS.Timeout; resolve: () => void };
 
   constructor(readonly setup: CallSetup) {
     super();
@@ -82,10 +84,14 @@ export class DoubleCall extends EventEmitter {
   /** Places an outbound call: initiated, ringing, then the callee's outcome. */
   async placeOutbound(): Promise<void> {
     await this.statusEvent('initiated');
+    if (this.endedAt) return;
     this.setStatus('ringing');
     await this.statusEvent('ringing');
-    await new Promise((r) => setTimeout(r, this.setup.script.ringMs ?? 100));
-    if (this.hangUpRequested) return this.finish('canceled');
+    await new Promise<void>((resolve) => {
+      this.ringing = { timer: setTimeout(resolve, this.setup.script.ringMs ?? 100), resolve };
+    });
+    // hung up while it rang: ended already (`canceled`)
+    if (this.endedAt || this.hangUpRequested) return this.finish('canceled');
     const { outcome } = this.setup.script;
     if (outcome !== 'answer') return this.finish(outcome);
     await this.answer(async () => this.setup.twiml ?? (await this.fetchTwiml(this.setup.url!)).body);
@@ -105,18 +111,22 @@ export class DoubleCall extends EventEmitter {
   async hangUp(): Promise<void> {
     this.hangUpRequested = true;
     if (this.stream) await this.stream.stop();
-    else if (this.status === 'in-progress') await this.finish('completed');
+    else await this.finish(this.status === 'in-progress' ? 'completed' : 'canceled');
     await this.ended;
   }
 
-  /** The REST API's `Status=completed|canceled`: whether the call was live to end. */
+  /**
+   * The REST API's `Status=completed|canceled`: whether the call was live to end. `completed` ends
+   * an answered call (`stop` on its stream) and, as `canceled` does, one still queued or ringing
+   * (its status `canceled`); `canceled` leaves an answered call alone, as Twilio does.
+   */
   endByApi(requested: 'completed' | 'canceled'): boolean {
     const live = this.status === 'queued' || this.status === 'ringing' || this.status === 'in-progress';
     // `canceled` ends a call only before it is answered (Twilio: it does not affect an in-progress call)
     if (!live || (requested === 'canceled' && this.status === 'in-progress')) return false;
     this.hangUpRequested = true;
     if (this.status === 'in-progress' && this.stream) void this.stream.stop();
-    else if (this.status === 'in-progress') void this.finish('completed');
+    else void this.finish(this.status === 'in-progress' ? 'completed' : 'canceled');
     return true;
   }
 
@@ -174,12 +184,18 @@ export class DoubleCall extends EventEmitter {
     await stream.open();
     this.stream = stream;
     this.emit('stream', stream);
+    // hung up while the stream was opening
+    if (this.endedAt) await stream.stop();
     await stream.ended;
   }
 
   private async finish(status: CallStatus): Promise<void> {
     if (this.endedAt) return;
     this.endedAt = Date.now();
+    if (this.ringing) {
+      clearTimeout(this.ringing.timer);
+      this.ringing.resolve();
+    }
     this.setStatus(status);
     await this.statusEvent('completed');
     this.resolveEnded(status);
