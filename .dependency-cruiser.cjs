@@ -18,6 +18,7 @@ const PURE_MODULES = [
   '^src/voice-workflows/matching[.]ts$',
   '^src/sessions/turn-rules[.]ts$',
   '^src/temporal/search-attributes[.]ts$',
+  '^src/telephony/calls/call-statuses[.]ts$',
 ];
 
 /** Platform folders: the layers every area builds on. They know no area (the registries live in src/app/). */

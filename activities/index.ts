@@ -1,5 +1,6 @@
 import { createAgentTestActivities } from './agent-tests';
 import { createCallAnalysisActivities } from './call-analysis';
+import { createCallActivities } from './calls';
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
 import { createMarketplaceActivities } from './marketplace';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMarketplaceActivities(deps),
     ...createAgentTestActivities(deps),
     ...createCallAnalysisActivities(deps),
+    ...createCallActivities(deps),
   };
 }
 

@@ -2,6 +2,7 @@
 export * from './analyze-session';
 export * from './deliver-webhook';
 export * from './housekeeping';
+export * from './phone-call';
 export * from './remove-marketplace-item';
 export * from './review-marketplace-item';
 export * from './review-persona';

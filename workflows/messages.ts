@@ -10,6 +10,7 @@ import type { RemovalWorkflowState } from '../src/marketplace/removal/removal-ty
 import type { OperatorDecision, ReviewOutcome, ReviewState } from '../src/reviews/review-types';
 import type { AgentToolCall, AgentToolOutcome } from '../src/sessions/agent-tools';
 import type { TurnRecord } from '../src/sessions/turn-types';
+import type { CallStatus } from '../src/telephony/calls/call-statuses';
 import type { FinishedExecution } from '../src/voice-workflows/execution-store';
 import type { RunVoiceWorkflowInput } from '../src/voice-workflows/execution-types';
 import type { StepRecord } from '../src/voice-workflows/interpreter';
@@ -108,3 +109,37 @@ export const removalStateQuery = defineQuery<RemovalWorkflowState>('state');
 
 /** The nodes running now and the steps settled so far (also shown as the execution's current details). */
 export const progressQuery = defineQuery<{ currentNodes: string[]; steps: StepRecord[] }>('progress');
+
+// --- phone calls (workflows/phone-call.ts)
+
+/** A status the carrier reported (its signed status callback), as the API passes it on. */
+export interface CarrierStatus {
+  status: CallStatus;
+  /** The carrier's order of its callbacks (Twilio's `SequenceNumber`), when it sends one. */
+  sequence?: number;
+  /** When the carrier says it happened (ISO 8601), else when it arrived. */
+  at: string;
+  carrierCallId?: string;
+  /** The call's duration so far, in seconds (Twilio's `CallDuration`, on `completed`). */
+  durationS?: number;
+}
+
+/** A call's state: its status, session, carrier id and, once ended, why. */
+export interface CallState {
+  status: CallStatus;
+  sessionId: string | null;
+  carrierCallId: string | null;
+  endedReason: string | null;
+}
+
+/** A carrier status callback: merged forward-only, deduplicated (a signal: the carrier is not kept waiting). */
+export const carrierStatusSignal = defineSignal<[CarrierStatus]>('carrierStatus');
+/** POST /calls/:id/hangup: hangs up through the carrier (a call not placed yet is canceled); answers the state. */
+export const hangupUpdate = defineUpdate<CallState, []>('hangup');
+/**
+ * The media transport's: the carrier's stream started. Creates the call's session (once; a second
+ * call answers the same id) and answers it.
+ */
+export const streamConnectedUpdate = defineUpdate<{ sessionId: string }, []>('streamConnected');
+/** The call's state, for the Web UI's query tab and for tests. */
+export const callStateQuery = defineQuery<CallState>('state');

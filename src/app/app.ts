@@ -17,6 +17,7 @@ import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import { type SessionStreams, sessionStreams } from '../sessions';
 import { httpTelemetry } from '../telemetry/http';
+import { TELEPHONY_ROOT, telephonyWebhooks } from '../telephony';
 import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
 import { mountAreaRoutes } from './routes';
 
@@ -68,6 +69,8 @@ export function createApp(ctx: AppContext): {
     next();
   });
   app.use(answerOptions);
+  // the carriers' webhooks are form-encoded and signed by the carrier (before the JSON-only rule)
+  app.use(TELEPHONY_ROOT, telephonyWebhooks(ctx));
   app.use(refuseForeignBodies);
   app.use(
     express.json({

@@ -22,6 +22,7 @@ import { PersonaVersionSchema } from '../personas/persona-version.entity';
 import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
+import { CallSchema } from '../telephony/calls/call.entity';
 import { PhoneNumberSchema } from '../telephony/phone-numbers/phone-number.entity';
 import { ToolSchema } from '../tools/tool.entity';
 import { WorkflowDefinitionSchema, WorkflowExecutionSchema } from '../voice-workflows/workflow.entity';
@@ -64,4 +65,5 @@ export const entities = [
   TestRunSchema,
   TestRunResultSchema,
   PhoneNumberSchema,
+  CallSchema,
 ];

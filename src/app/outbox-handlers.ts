@@ -4,6 +4,7 @@ import type { OutboxDeps, OutboxHandler } from '../events/outbox';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createSessionOutboxHandler } from '../sessions/outbox';
+import { createCallOutboxHandler } from '../telephony';
 import { createWorkflowOutboxHandler } from '../voice-workflows/outbox';
 import { createWebhookOutboxHandler } from '../webhooks/outbox';
 
@@ -20,5 +21,6 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createMarketplaceRemovalOutboxHandler(deps),
     createTestRunOutboxHandler(deps),
     createAnalysisOutboxHandler(deps),
+    createCallOutboxHandler(deps),
   ];
 }

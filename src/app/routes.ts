@@ -14,7 +14,7 @@ import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/person
 import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountSessionRoutes } from '../sessions/sessions.routes';
-import { mountPhoneNumberRoutes } from '../telephony';
+import { mountCallRoutes, mountPhoneNumberRoutes } from '../telephony';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
@@ -41,6 +41,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountWorkflowRoutes(roots.platform, ctx);
   mountSessionRoutes(roots.platform, ctx);
   mountPhoneNumberRoutes(roots.platform, ctx);
+  mountCallRoutes(roots.platform, ctx);
   mountCallAnalysisRoutes(roots.platform, ctx);
   mountActivityRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);

@@ -20,6 +20,7 @@ import { RateLimits } from '../ratelimit/rate-limits';
 import { checkSessionOwned, type SessionStreams } from '../sessions';
 import { startProcessTelemetry } from '../telemetry/process-telemetry';
 import { clientTracingInterceptors } from '../telemetry/temporal';
+import { callSessionDriver } from '../telephony';
 import { connectTemporalClient } from '../temporal/client';
 import { startTemporalDevServer } from '../temporal/dev-server';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
@@ -203,6 +204,7 @@ export async function startWorker(
       encryptor: ctx.encryptor,
       mcpConnections: ctx.mcpConnections,
       testSessions: testSessionDriver(ctx),
+      callSessions: callSessionDriver(ctx),
     }),
     logger: ctx.logger,
     address: temporalAddress,

@@ -38,7 +38,8 @@ export type IdPrefix =
   | 'idk'
   | 'tsc'
   | 'testrun'
-  | 'pn';
+  | 'pn'
+  | 'call';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type OutboundConfig, outboundConfig, outboundEnv, outboundProblems } from './outbound';
 import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './telemetry';
+import { type TelephonyConfig, telephonyConfig, telephonyEnv } from './telephony';
 
 /** Plans, shared by accounts, rate limits and plan limits. */
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -52,6 +53,7 @@ const envSchema = z.object({
     .pipe(z.array(z.number().int().min(0)).min(1)),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   ...outboundEnv,
+  ...telephonyEnv,
 
   LLM_BASE_URL: optionalString.pipe(z.url().optional()),
   LLM_API_KEY: optionalString,
@@ -155,6 +157,7 @@ export interface Config {
   authMaxTokenLifetimeSeconds: number;
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
+  telephony: TelephonyConfig;
   /**
    * Operator reviews (personas, marketplace items) are due `slaBusinessDays` business days (Monday to
    * Friday, UTC) after submission; `slaSeconds`, when set, replaces that with a plain duration (tests,
@@ -263,6 +266,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    telephony: telephonyConfig(e),
     reviews: { slaBusinessDays: e.REVIEW_SLA_BUSINESS_DAYS, slaSeconds: e.REVIEW_SLA_SECONDS },
     marketplace: {
       removalGraceDays: e.MARKETPLACE_REMOVAL_GRACE_DAYS,

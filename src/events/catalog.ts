@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'activity.created',
   'test_run.completed',
   'persona.rolled_back',
+  'call.started',
+  'call.ended',
   'webhook.test',
 ] as const;
 
@@ -34,6 +36,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'activity.created': 'A custom activity was logged',
   'test_run.completed': "A persona's test run ended (passed, failed or cancelled)",
   'persona.rolled_back': 'An earlier approved persona version was made live',
+  'call.started': 'A phone call was answered',
+  'call.ended': 'A phone call ended (completed, busy, no answer, failed or canceled)',
   'webhook.test': 'Sent by POST /webhooks/:id/test',
 };
 
@@ -116,7 +120,25 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
         total: 5,
         durationMs: 8_400,
       };
+    case 'call.started':
+    case 'call.ended':
+      return callSample(type, sessionId);
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
   }
+}
+
+/** A call's event data (`call.started` when answered, `call.ended` once over). */
+function callSample(type: 'call.started' | 'call.ended', sessionId: string): Record<string, unknown> {
+  const ended = type === 'call.ended';
+  return {
+    callId: newId('call'),
+    sessionId,
+    direction: 'outbound',
+    from: '+14155552671',
+    to: '+14155550123',
+    status: ended ? 'completed' : 'in-progress',
+    endedReason: ended ? 'completed' : null,
+    durationS: ended ? 95 : null,
+  };
 }

@@ -3,6 +3,12 @@
  * composition root reach it only through this file.
  */
 
+export { callSessionDriver } from './calls/call-sessions';
+export type { CallSessionDriver } from './calls/call-types';
+export { mountCallRoutes } from './calls/calls.routes';
+export { createCallOutboxHandler } from './calls/outbox';
+export { readStreamToken, useStreamToken } from './calls/stream-token';
+export { TELEPHONY_ROOT, telephonyWebhooks } from './calls/twilio-callbacks.routes';
 export {
   type CarrierCredentials,
   openCredentials,

@@ -12,7 +12,7 @@ export type SearchAttributeTypeName =
 
 /**
  * Custom search attributes set on the platform's executions, so an operator can filter the Temporal
- * Web UI by account, webhook, event type, workflow definition, persona, review kind or overdue review. Safe to import from workflow code.
+ * Web UI by account, webhook, event type, workflow definition, persona, review kind, overdue review, phone number, call direction or call status. Safe to import from workflow code.
  */
 export const SEARCH_ATTRIBUTES = {
   AccountId: 'Keyword',
@@ -23,6 +23,9 @@ export const SEARCH_ATTRIBUTES = {
   ReviewKind: 'Keyword',
   ReviewOverdue: 'Bool',
   UserId: 'Keyword',
+  PhoneNumberId: 'Keyword',
+  CallDirection: 'Keyword',
+  CallStatus: 'Keyword',
 } as const satisfies Record<string, SearchAttributeTypeName>;
 
 export const AccountIdKey = defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD);
@@ -36,3 +39,7 @@ export const PersonaIdKey = defineSearchAttributeKey('PersonaId', SearchAttribut
 export const ReviewKindKey = defineSearchAttributeKey('ReviewKind', SearchAttributeType.KEYWORD);
 export const UserIdKey = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
 export const ReviewOverdueKey = defineSearchAttributeKey('ReviewOverdue', SearchAttributeType.BOOL);
+export const PhoneNumberIdKey = defineSearchAttributeKey('PhoneNumberId', SearchAttributeType.KEYWORD);
+export const CallDirectionKey = defineSearchAttributeKey('CallDirection', SearchAttributeType.KEYWORD);
+/** A call's status, kept current by its workflow (upsertSearchAttributes). */
+export const CallStatusKey = defineSearchAttributeKey('CallStatus', SearchAttributeType.KEYWORD);

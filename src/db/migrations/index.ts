@@ -25,6 +25,7 @@ import { Migration20261129030000TestRunSessions } from './Migration2026112903000
 import { Migration20261129060000LiveStreamLeases } from './Migration20261129060000LiveStreamLeases';
 import { Migration20261129070000LiveStreamCooldowns } from './Migration20261129070000LiveStreamCooldowns';
 import { Migration20261129080000PhoneNumbers } from './Migration20261129080000PhoneNumbers';
+import { Migration20261129090000Calls } from './Migration20261129090000Calls';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -54,4 +55,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129060000LiveStreamLeases', class: Migration20261129060000LiveStreamLeases },
   { name: 'Migration20261129070000LiveStreamCooldowns', class: Migration20261129070000LiveStreamCooldowns },
   { name: 'Migration20261129080000PhoneNumbers', class: Migration20261129080000PhoneNumbers },
+  { name: 'Migration20261129090000Calls', class: Migration20261129090000Calls },
 ];

@@ -1,0 +1,21 @@
+import {
+  type CallEnd,
+  connectCallSession,
+  finishCall,
+  recordCallStatus,
+  type StatusToRecord,
+} from '../src/telephony/calls/call-records';
+import { hangUpAtCarrier, placeCallOnce } from '../src/telephony/calls/call-steps';
+import type { ActivityDeps } from './deps';
+
+/** A phone call's steps (workflows/phone-call.ts), each idempotent; placing a call is at most once. */
+export function createCallActivities(deps: ActivityDeps) {
+  return {
+    /** Asks the carrier to place the call, at most once (src/telephony/calls/call-steps.ts). */
+    placeCall: (input: { callId: string }) => placeCallOnce(deps, input),
+    hangUpCall: (input: { callId: string }) => hangUpAtCarrier(deps, input),
+    recordCallStatus: (input: StatusToRecord) => recordCallStatus(deps, input),
+    finishCall: (input: CallEnd) => finishCall(deps, input),
+    connectCallSession: (input: { callId: string }) => connectCallSession(deps, input),
+  };
+}

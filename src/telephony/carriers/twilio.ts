@@ -1,0 +1,102 @@
+import type { Config } from '../../config/env';
+import { OutboundError, sendOutbound } from '../../outbound/http';
+import { TWILIO_SIGNATURE_HEADER, verifyTwilioSignature } from '../twilio/signature';
+import { connectStreamTwiml } from '../twilio/twiml';
+import {
+  type CallToPlace,
+  type CarrierClient,
+  CarrierRefusedError,
+  CarrierUnknownOutcomeError,
+} from './carrier';
+
+/** Twilio's answer is a call resource of a few KiB; an error is smaller. */
+const ANSWER_MAX_BYTES = 64 * 1024;
+
+/** The message of Twilio's error body (`{ code, message, more_info, status }`), else the status. */
+function twilioMessage(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown; code?: unknown };
+    if (typeof parsed.message === 'string') {
+      return parsed.code === undefined ? parsed.message : `${parsed.message} (Twilio error ${parsed.code})`;
+    }
+  } catch {
+    // not JSON
+  }
+  return `Twilio answered ${status}`;
+}
+
+/**
+ * Twilio's Programmable Voice REST API (https://www.twilio.com/docs/voice/api/call-resource):
+ * `POST /2010-04-01/Accounts/{AccountSid}/Calls.json` places a call with inline TwiML that connects
+ * it to the platform's media stream, `POST …/Calls/{Sid}.json` with `Status=completed` ends it. Basic
+ * auth with the Account SID and auth token; form-encoded bodies; through the outbound guard.
+ */
+export function twilioCarrier(
+  config: Pick<Config, 'telephony' | 'outbound'>,
+  credentials: { accountSid: string; authToken: string },
+): CarrierClient {
+  const base = `${config.telephony.twilioApiBaseUrl}/2010-04-01/Accounts/${credentials.accountSid}`;
+  const auth = Buffer.from(`${credentials.accountSid}:${credentials.authToken}`).toString('base64');
+
+  async function post(url: string, form: URLSearchParams): Promise<string> {
+    let response: Awaited<ReturnType<typeof sendOutbound>>;
+    try {
+      response = await sendOutbound({
+        url,
+        method: 'POST',
+        headers: {
+          Authorization: `Basic ${auth}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Accept: 'application/json',
+        },
+        body: form.toString(),
+        limits: { maxBytes: ANSWER_MAX_BYTES, timeoutMs: config.telephony.carrierTimeoutMs },
+        policy: config.outbound,
+      });
+    } catch (error) {
+      if (error instanceof OutboundError) throw new CarrierUnknownOutcomeError(error.message);
+      throw error;
+    }
+    if (response.status >= 400 && response.status < 500) {
+      throw new CarrierRefusedError(twilioMessage(response.status, response.body), response.status);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      throw new CarrierUnknownOutcomeError(twilioMessage(response.status, response.body));
+    }
+    return response.body;
+  }
+
+  return {
+    async placeCall(call: CallToPlace) {
+      const form = new URLSearchParams({
+        To: call.to,
+        From: call.from,
+        Twiml: connectStreamTwiml(call.streamUrl, call.streamParameters),
+        StatusCallback: call.statusCallbackUrl,
+        StatusCallbackMethod: 'POST',
+      });
+      for (const event of ['initiated', 'ringing', 'answered', 'completed']) {
+        form.append('StatusCallbackEvent', event);
+      }
+      const body = await post(`${base}/Calls.json`, form);
+      const sid = (JSON.parse(body) as { sid?: unknown }).sid;
+      if (typeof sid !== 'string') throw new CarrierUnknownOutcomeError('Twilio answered without a call sid');
+      return { carrierCallId: sid };
+    },
+    async hangUp(carrierCallId: string) {
+      await post(
+        `${base}/Calls/${encodeURIComponent(carrierCallId)}.json`,
+        new URLSearchParams({ Status: 'completed' }),
+      );
+    },
+    verifyWebhook(url, headers, params) {
+      const signature = headers[TWILIO_SIGNATURE_HEADER];
+      return verifyTwilioSignature(
+        credentials.authToken,
+        typeof signature === 'string' ? signature : undefined,
+        url,
+        params,
+      );
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import twilio from 'twilio';
+import { startWorker } from '../../src/app/runtime';
+import { type CarrierStub, startCarrierStub } from './carrier-stub';
+import { TEST_ADMIN_TOKEN, TEST_ENV } from './env';
+import { completeManifest } from './personas';
+import { freshNumber, twilioCredentials } from './phone-numbers';
+import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './test-app';
+
+/** What a calls test works with: the API, its own worker, the carrier stub, a developer and a Twilio number. */
+export interface CallsBench {
+  app: TestApp;
+  stub: CarrierStub;
+  dev: Developer;
+  number: { id: string; number: string; authToken: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * An API pointed at a carrier stub (TWILIO_API_BASE_URL) with PUBLIC_URL its own address, and a
+ * worker of its own on a task queue of its own (the run's worker has the run's configuration: it
+ * would call the real Twilio). Short carrier deadlines, so the unknown-outcome path takes seconds.
+ */
+export async function startCallsBench(): Promise<CallsBench> {
+  const stub = await startCarrierStub();
+  const app = await startTestApp({
+    TWILIO_API_BASE_URL: stub.url,
+    TEMPORAL_TASK_QUEUE: `calls-${process.pid}-${Date.now().toString(36)}`,
+    CARRIER_TIMEOUT_MS: '1500',
+    CALL_UNCONFIRMED_WAIT_S: '3',
+    RATE_LIMITS: 'off',
+  });
+  // PUBLIC_URL is where Twilio reaches the API: its address is known once it listens
+  (app.ctx.config as { publicUrl?: string }).publicUrl = app.baseUrl;
+  const worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { listen: false, dispatch: false });
+  const dev = await newDeveloper(app, 'calls');
+  const number = await addNumber(app, dev);
+  return {
+    app,
+    stub,
+    dev,
+    number,
+    async stop() {
+      await worker.stop();
+      await app.close();
+      await stub.close();
+    },
+  };
+}
+
+/** A draft persona of `dev`'s account (a test key may call with it). */
+export async function newPersona(app: TestApp, dev: Developer, publish = false): Promise<string> {
+  const slug = `call-agent-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
+  const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+    token: dev.token,
+    body: { manifest: completeManifest(slug) },
+  });
+  const id = created.body.persona.id as string;
+  if (publish) {
+    await call(app.baseUrl, 'POST', `/api/v1/developers/personas/${id}/submit`, { token: dev.token });
+    await call(app.baseUrl, 'POST', `/api/admin/personas/${id}/review`, {
+      token: TEST_ADMIN_TOKEN,
+      body: { decision: 'approve' },
+    });
+  }
+  return id;
+}
+
+/** A Twilio number (US) on a new draft persona, with the test key. */
+export async function addNumber(app: TestApp, dev: Developer) {
+  const credentials = twilioCredentials();
+  const res = await call(app.baseUrl, 'POST', '/api/v2/developers/phone-numbers', {
+    token: dev.testKey,
+    body: { number: freshNumber(), provider: 'twilio', personaId: await newPersona(app, dev), credentials },
+  });
+  if (res.status !== 201) throw new Error(`number not added: ${JSON.stringify(res.body)}`);
+  return {
+    id: res.body.data.id as string,
+    number: res.body.data.number as string,
+    authToken: credentials.authToken,
+  };
+}
+
+/**
+ * Posts a status callback for `callId` as Twilio would: form-encoded, to the number's status URL
+ * with `?callId=`, signed by the official `twilio` package with `token` (default: the number's).
+ */
+export async function statusCallback(
+  bench: CallsBench,
+  callId: string,
+  params: Record<string, string>,
+  opts: { token?: string; unsigned?: boolean } = {},
+): Promise<number> {
+  const url = `${bench.app.baseUrl}/api/v2/telephony/twilio/status/${bench.number.id}?callId=${callId}`;
+  const signature = twilio.getExpectedTwilioSignature(opts.token ?? bench.number.authToken, url, params);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(opts.unsigned ? {} : { 'X-Twilio-Signature': signature }),
+    },
+    body: new URLSearchParams(params).toString(),
+  });
+  await res.text();
+  return res.status;
+}

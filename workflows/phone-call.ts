@@ -1,0 +1,168 @@
+import { condition, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  advances,
+  type CallDirection,
+  type CallStatus,
+  endedReasonOf,
+  isTerminal,
+} from '../src/telephony/calls/call-statuses';
+import { CallStatusKey } from '../src/temporal/search-attributes';
+import {
+  type CallState,
+  type CarrierStatus,
+  callStateQuery,
+  carrierStatusSignal,
+  hangupUpdate,
+  streamConnectedUpdate,
+} from './messages';
+
+export interface PhoneCallInput {
+  callId: string;
+  direction: CallDirection;
+  /** The status the call was committed with (`queued` outbound, `ringing` inbound). */
+  status: CallStatus;
+  /** Hang up this long after the answer. */
+  maxDurationS: number;
+  /** CALL_UNCONFIRMED_WAIT_S: how long a call placed with an unknown outcome waits for the carrier. */
+  unconfirmedWaitS: number;
+  /** CARRIER_TIMEOUT_MS: bounds the placing activity. */
+  carrierTimeoutMs: number;
+}
+
+/** How long a hang-up waits for the carrier's `completed` before the call is ended here. */
+const HANGUP_CONFIRM_MS = 30_000;
+
+/**
+ * One phone call (workflow id = the `call_…` id; docs/telephony.md "Calls"): places it (outbound, at
+ * most once), merges the carrier's status callbacks forward only (a repeated or late one changes
+ * nothing), holds the `maxDurationS` timer from the answer, hangs up through the carrier when asked
+ * or when the timer fires, owns the call's session, and on a terminal status ends it all and
+ * emits `call.ended` (`call.started` with the answer).
+ */
+export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallState> {
+  const steps = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+  const { placeCall } = proxyActivities<Activities>({
+    startToCloseTimeout: input.carrierTimeoutMs + 10_000,
+    retry: { initialInterval: '1 second', maximumAttempts: 5 },
+  });
+  const state: CallState = { status: input.status, sessionId: null, carrierCallId: null, endedReason: null };
+  const pending: CarrierStatus[] = [];
+  let stopReason: 'hangup' | 'max_duration' | undefined;
+  let hangUpSent = false;
+  let session: Promise<{ sessionId: string }> | undefined;
+
+  setHandler(callStateQuery, () => state);
+  setHandler(carrierStatusSignal, (s) => {
+    pending.push(s);
+  });
+  setHandler(hangupUpdate, async () => {
+    stopReason ??= 'hangup';
+    await condition(() => hangUpSent || state.endedReason !== null);
+    return state;
+  });
+  setHandler(streamConnectedUpdate, async () => {
+    session ??= steps.connectCallSession({ callId: input.callId });
+    const connected = await session;
+    state.sessionId = connected.sessionId;
+    return connected;
+  });
+
+  const finish = async (status: CallStatus, endedReason: string, extra: Partial<CarrierStatus> = {}) => {
+    state.status = status;
+    state.endedReason = endedReason;
+    upsertSearchAttributes([{ key: CallStatusKey, value: status }]);
+    await steps.finishCall({
+      callId: input.callId,
+      status,
+      endedReason,
+      at: extra.at ?? new Date().toISOString(),
+      durationS: extra.durationS,
+      carrierCallId: extra.carrierCallId,
+    });
+  };
+
+  if (input.direction === 'outbound') {
+    const placed = await placeCall({ callId: input.callId });
+    if (placed.outcome === 'placed') state.carrierCallId = placed.carrierCallId;
+    else if (placed.outcome === 'refused') {
+      await finish('failed', `carrier_refused: ${placed.reason}`);
+      return state;
+    } else if (!(await condition(() => pending.length > 0, input.unconfirmedWaitS * 1000))) {
+      await finish('failed', 'carrier_unreachable');
+      return state;
+    }
+  }
+  await followCall(input, state, pending, finish, {
+    stopReason: () => stopReason,
+    setStopReason: (r) => {
+      stopReason ??= r;
+    },
+    hangUp: async () => {
+      await steps.hangUpCall({ callId: input.callId });
+      hangUpSent = true;
+    },
+    recordStatus: (s) =>
+      steps.recordCallStatus({
+        callId: input.callId,
+        status: s.status,
+        at: s.at,
+        carrierCallId: s.carrierCallId,
+      }),
+  });
+  return state;
+}
+
+interface Follow {
+  stopReason(): 'hangup' | 'max_duration' | undefined;
+  setStopReason(reason: 'max_duration'): void;
+  hangUp(): Promise<void>;
+  recordStatus(s: CarrierStatus): Promise<void>;
+}
+
+type Finish = (status: CallStatus, endedReason: string, extra?: Partial<CarrierStatus>) => Promise<void>;
+
+/** The call's life after placing: statuses merged in order of arrival, forward only, until a terminal one. */
+async function followCall(
+  input: PhoneCallInput,
+  state: CallState,
+  pending: CarrierStatus[],
+  finish: Finish,
+  f: Follow,
+) {
+  let hangUpAsked = false;
+  let hangUpDeadline = false;
+  while (state.endedReason === null) {
+    await condition(
+      () => pending.length > 0 || (f.stopReason() !== undefined && !hangUpAsked) || hangUpDeadline,
+    );
+    const next = pending.shift();
+    if (next) {
+      state.carrierCallId ??= next.carrierCallId ?? null;
+      if (!advances(state.status, next.status)) continue;
+      if (isTerminal(next.status)) {
+        await finish(next.status, f.stopReason() ?? endedReasonOf(next.status), next);
+        break;
+      }
+      state.status = next.status;
+      upsertSearchAttributes([{ key: CallStatusKey, value: next.status }]);
+      await f.recordStatus(next);
+      if (next.status === 'in-progress') {
+        void sleep(input.maxDurationS * 1000).then(() => f.setStopReason('max_duration'));
+      }
+    } else if (f.stopReason() !== undefined && !hangUpAsked) {
+      hangUpAsked = true;
+      if (state.carrierCallId === null && state.status === 'queued') {
+        await finish('canceled', f.stopReason() ?? 'hangup');
+        break;
+      }
+      await f.hangUp();
+      void sleep(HANGUP_CONFIRM_MS).then(() => {
+        hangUpDeadline = true;
+      });
+    } else if (hangUpDeadline) {
+      // the carrier never confirmed the hang-up: the call is over for the platform
+      await finish(state.status === 'in-progress' ? 'completed' : 'canceled', f.stopReason() ?? 'hangup');
+    }
+  }
+}
