@@ -7,6 +7,7 @@
  */
 import { mulaw } from 'alawmulaw';
 import { startTwilioDouble, type TwilioDouble } from './support/twilio-double';
+import { type MarkRecord, PlaybackBuffer } from './support/twilio-double/playback';
 import { placeCall, sleep, startStandInPlatform, until } from './support/twilio-double/stand-in-platform';
 
 /** A 440 Hz tone, `ms` long, PCM16 at 8 kHz. */
@@ -168,5 +169,67 @@ describe('the media stream', () => {
     // -40 dBFS is 1% of full scale: 328
     expect(rms).toBeGreaterThan(290);
     expect(rms).toBeLessThan(370);
+  });
+});
+
+describe('the playback buffer, on a clock of its own', () => {
+  function buffer() {
+    const clock = { now: 0 };
+    const echoed: MarkRecord[] = [];
+    const playback = new PlaybackBuffer(
+      (mark) => echoed.push({ ...mark }),
+      () => clock.now,
+    );
+    const tick = () => {
+      const played = playback.playFrame();
+      clock.now += 20;
+      return played.audioBytes;
+    };
+    return { clock, echoed, playback, tick };
+  }
+
+  it('echoes a mark at the first tick after its audio ended, never before', () => {
+    const { echoed, playback, tick } = buffer();
+    playback.enqueueAudio(new Uint8Array(300)); // 37.5 ms
+    playback.enqueueMark('a');
+    playback.enqueueAudio(new Uint8Array(20));
+    expect([tick(), tick()]).toEqual([160, 160]);
+    expect(echoed).toEqual([]);
+    expect(tick()).toBe(0);
+    expect(echoed).toEqual([{ name: 'a', receivedAt: 0, echoedAt: 40 }]);
+  });
+
+  it('echoes a mark at once when nothing is buffered or playing', () => {
+    const { clock, echoed, playback, tick } = buffer();
+    playback.enqueueAudio(new Uint8Array(80)); // 10 ms, playing from 0
+    tick();
+    clock.now = 5;
+    playback.enqueueMark('while playing');
+    expect(echoed).toHaveLength(0);
+    clock.now = 20;
+    tick();
+    expect(echoed.map((m) => [m.name, m.echoedAt])).toEqual([['while playing', 20]]);
+    // the frame at 20 played nothing: a mark now has no audio before it
+    playback.enqueueMark('idle');
+    expect(echoed.map((m) => [m.name, m.echoedAt])).toEqual([
+      ['while playing', 20],
+      ['idle', 40],
+    ]);
+  });
+
+  it('drops the unplayed audio on clear and echoes the pending marks, marked cleared', () => {
+    const { clock, echoed, playback, tick } = buffer();
+    playback.enqueueAudio(new Uint8Array(800));
+    playback.enqueueMark('b');
+    playback.enqueueAudio(new Uint8Array(160));
+    playback.enqueueMark('c');
+    tick();
+    clock.now = 30;
+    expect(playback.clear()).toEqual({ at: 30, droppedBytes: 640 + 160, marksEchoed: ['b', 'c'] });
+    expect(echoed.map((m) => [m.name, m.cleared])).toEqual([
+      ['b', true],
+      ['c', true],
+    ]);
+    expect([playback.bufferedBytes, tick()]).toEqual([0, 0]);
   });
 });

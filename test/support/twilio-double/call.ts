@@ -19,7 +19,8 @@ const rfc2822 = (ms: number) => new Date(ms).toUTCString().replace('GMT', '+0000
  * is answered (or busy, unanswered, failed), follows the TwiML (`<Say>` is recorded, `<Connect><Stream>`
  * opens the media stream, `<Hangup/>` or the document's end hangs up) and ends; each state change
  * the platform asked for is posted to its `StatusCallback`, form-encoded and signed by the `twilio`
- * package as Twilio signs it. Events: `stream` (the stream opened), `status` (a new status).
+ * package as Twilio signs it. Events: `stream` (the stream opened or was refused), `status` (a new
+ * status), `callback` (a status callback posted), `webhook` (the voice webhook answered).
  */
 export class DoubleCall extends EventEmitter {
   readonly sid = `CA${randomBytes(16).toString('hex')}`;
