@@ -1,5 +1,6 @@
 import type { AppContext } from '../../common/context';
 import type { ServerMessage } from './protocol';
+import type { ReplyPlayback } from './reply-playback';
 import { ReplySpeech } from './reply-speech';
 
 /**
@@ -12,6 +13,8 @@ export async function speakGreeting(input: {
   greeting: string;
   voiceId: string;
   signal: AbortSignal;
+  /** Where the caller's player is; reckoned in real time when not given. */
+  playback?: ReplyPlayback;
   send(message: ServerMessage): void;
   sendAudio(frame: Uint8Array): void;
 }): Promise<void> {
@@ -23,6 +26,7 @@ export async function speakGreeting(input: {
     send: input.send,
     sendAudio: input.sendAudio,
     signal,
+    playback: input.playback,
     onError: (error) => ctx.logger.warn({ err: error }, 'could not synthesize the greeting'),
   });
   speech.push(input.greeting);

@@ -6,6 +6,7 @@ import type { TurnAnswer, TurnListener } from '../turn/turn-listener';
 import { recordTurnInWorkflow } from '../turn/turn-store';
 import type { TurnRecord } from '../turn-types';
 import type { ServerMessage } from './protocol';
+import type { ReplyPlayback } from './reply-playback';
 import { ReplySpeech } from './reply-speech';
 
 /** What a streamed turn needs of its call. */
@@ -19,6 +20,8 @@ export interface StreamTurnInput {
   voiceId: string;
   /** Aborted by an interruption (or the caller leaving). */
   signal: AbortSignal;
+  /** Where the caller's player is (a phone carrier confirms it); reckoned in real time when not given. */
+  playback?: ReplyPlayback;
   send(message: ServerMessage): void;
   sendAudio(frame: Uint8Array): void;
   /** The reply has played (or was interrupted): the agent no longer speaks. */
@@ -106,6 +109,7 @@ async function answerAndRecord(input: StreamTurnInput, hold: TurnHold): Promise<
     send,
     sendAudio: input.sendAudio,
     signal: AbortSignal.any([input.signal, failed.signal]),
+    playback: input.playback,
     onError: (error) =>
       ctx.logger.warn({ err: error, sessionId: input.sessionId }, 'could not synthesize a segment'),
   });

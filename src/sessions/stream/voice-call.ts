@@ -1,53 +1,35 @@
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../../common/context';
-import type { Plan } from '../../config/env';
 import { isDatabaseUnavailable } from '../../http/database-unavailable';
-import { voiceStreamTurns } from '../../telemetry/metrics';
 import { endSession } from '../sessions.service';
 import { isBackchannel } from './backchannels';
 import { CallLog, type CloseReason } from './call-log';
 import { CallerAudio } from './caller-audio';
-import type { ClientTokenOwner } from './client-token';
+import { Conversation, type ConversationSession } from './conversation';
 import { FrameIntake } from './frame-intake';
-import { speakGreeting } from './greeting';
 import { type ServerMessage, ServerMessage as ServerMessageSchema, type StreamErrorCode } from './protocol';
 import { STREAM_CLAIM_MS, StreamHold } from './stream-hold';
 import { StreamSocket } from './stream-socket';
-import { holdSessionUntil, runStreamTurn } from './stream-turn';
-import { spendStreamTurn } from './turn-budget';
 
 /** What a call knows of its session when it opens. */
-export interface CallSession {
-  sessionId: string;
-  owner: ClientTokenOwner;
-  /** The account's plan: its turns spend the plan's budget. */
-  plan: Plan;
+export interface CallSession extends ConversationSession {
   /** The account's live-stream slot this call holds (taken at the upgrade). */
   leaseId: string;
-  greeting: string;
-  voiceId: string;
-  backchannels: string[];
   /** Keep each turn's audio (the session's `recording`). */
   recording: boolean;
 }
 
-/** Turns a call may have waiting behind the one under way; more is TURN_IN_PROGRESS. */
-export const MAX_WAITING_TURNS = 3;
-
 /**
  * One live call on one session's stream (docs/voice-stream.md): it holds the session (one stream per
- * session, no REST turn meanwhile) and one of its account's stream slots, greets, takes the caller's
- * text and speech as turns (each spending the account's turn budget), one at a time and in order, and
- * stops the agent when the caller interrupts (or talks over it, unless only to say "uh-huh"). Every
- * frame passes the stream's budgets first (src/sessions/stream/stream-budget.ts).
+ * session, no REST turn meanwhile) and one of its account's stream slots, and carries the call's
+ * conversation (src/sessions/stream/conversation.ts: the greeting, the caller's text and speech as
+ * turns, interruptions) over the stream's protocol. Every frame passes the stream's budgets first
+ * (src/sessions/stream/stream-budget.ts).
  */
 export class VoiceCall {
   private readonly callId = randomUUID();
-  /** The reply being spoken now, if any: what an interruption stops. */
-  private speaking?: { turnId: string; controller: AbortController };
-  private turns: Promise<void> = Promise.resolve();
-  private waitingTurns = 0;
+  private readonly conversation: Conversation;
   private renewTimer?: NodeJS.Timeout;
   /** No more input is taken (the call is ending). */
   private ended = false;
@@ -74,19 +56,30 @@ export class VoiceCall {
       leaseId: session.leaseId,
     });
     this.log = new CallLog(ctx, { sessionId: session.sessionId, accountId: session.owner.accountId });
+    this.conversation = new Conversation(ctx, session, {
+      send: (m) => this.send(m),
+      sendAudio: (frame) => this.socket.sendAudio(frame),
+      error: (code, message) => this.socket.error(code, message),
+      turnTaken: () => this.log.turns++,
+      turnEnded: (turnId, { turn, replyAudio }) => {
+        // kept off the turns' path: the next turn does not wait for an MP3 encoding
+        if (turn) void this.audio.keepRecording(turn.index, turnId, replyAudio);
+        else this.audio.forget(turnId);
+      },
+    });
     this.audio = new CallerAudio(ctx, session, {
       send: (m) => this.send(m),
       error: (code, message, refused) => this.intake.notice(code, message, refused),
-      isAgentSpeaking: () => this.speaking !== undefined,
+      isAgentSpeaking: () => this.conversation.speaking,
       isBackchannel: (text) => isBackchannel(text, session.backchannels),
-      interrupt: () => this.interrupt(),
-      utterance: (text, endedAt, turnId) => this.takeInput(text, endedAt, turnId),
+      interrupt: () => this.conversation.interrupt(),
+      utterance: (text, endedAt, turnId) => this.conversation.takeInput(text, endedAt, turnId),
     });
     this.intake = new FrameIntake(this.socket, {
       audio: (bytes) => this.audio.push(bytes),
       message: (message) => {
-        if (message.type === 'input.text') this.takeInput(message.text, Date.now());
-        else if (message.type === 'interrupt') this.interrupt();
+        if (message.type === 'input.text') this.conversation.takeInput(message.text, Date.now());
+        else if (message.type === 'interrupt') this.conversation.interrupt();
         else void this.end('ended');
       },
     });
@@ -127,96 +120,9 @@ export class VoiceCall {
       input: { encoding: 'pcm_s16le', sampleRate: 16_000, channels: 1, maxFrameBytes: 64 * 1024 },
       speechToText: this.audio.transcribes,
     });
-    this.queue(() => this.greet());
-    holdSessionUntil(this.ctx, this.session.sessionId, `greeting:${this.callId}`, this.turns);
+    this.conversation.greet(this.callId);
     started = true;
     for (const [data, isBinary] of early.splice(0)) this.intake.take(data, isBinary);
-  }
-
-  /** Runs `work` after the turns before it; a failure is logged and the next turn still runs. */
-  private queue(work: () => Promise<void>): void {
-    this.turns = this.turns
-      .then(work)
-      .catch((error) =>
-        this.ctx.logger.error({ err: error, sessionId: this.session.sessionId }, 'a streamed turn failed'),
-      );
-  }
-
-  /**
-   * The caller said something: a turn, after the one before it, once it has spent the account's turn
-   * budget (as a REST turn does); said over the agent, it interrupts.
-   */
-  private takeInput(text: string, endedAt: number, turnId: string = randomUUID()): void {
-    if (this.ended) return;
-    if (this.waitingTurns >= MAX_WAITING_TURNS) {
-      voiceStreamTurns.labels('busy').inc();
-      this.socket.error('TURN_IN_PROGRESS', 'Too many turns waiting: wait for the agent to answer');
-      return;
-    }
-    if (this.speaking) {
-      if (isBackchannel(text, this.session.backchannels)) return;
-      this.interrupt();
-    }
-    const spent = spendStreamTurn(this.ctx, this.session);
-    this.waitingTurns++;
-    this.queue(async () => {
-      this.waitingTurns--;
-      const budget = await spent;
-      if (!budget.allowed) {
-        voiceStreamTurns.labels('rate_limited').inc();
-        this.audio.forget(turnId);
-        return this.socket.error(budget.code, budget.message);
-      }
-      voiceStreamTurns.labels('taken').inc();
-      this.log.turns++;
-      await this.runTurn(turnId, text, endedAt);
-    });
-    holdSessionUntil(this.ctx, this.session.sessionId, turnId, this.turns);
-  }
-
-  private async runTurn(turnId: string, text: string, startedAt: number): Promise<void> {
-    if (this.ended) return;
-    const controller = new AbortController();
-    this.speaking = { turnId, controller };
-    const result = await runStreamTurn({
-      ctx: this.ctx,
-      sessionId: this.session.sessionId,
-      turnId,
-      text,
-      startedAt,
-      voiceId: this.session.voiceId,
-      signal: controller.signal,
-      send: (m) => this.send(m),
-      sendAudio: (frame) => this.socket.sendAudio(frame),
-      onReplyOver: () => {
-        if (this.speaking?.turnId === turnId) this.speaking = undefined;
-      },
-    }).finally(() => {
-      if (this.speaking?.turnId === turnId) this.speaking = undefined;
-    });
-    // kept off the turns' path: the next turn does not wait for an MP3 encoding
-    if (result.turn) void this.audio.keepRecording(result.turn.index, turnId, result.replyAudio);
-    else this.audio.forget(turnId);
-  }
-
-  /** Stops the reply being spoken: no more audio, the model stops, the turn is recorded as interrupted. */
-  interrupt(): void {
-    this.speaking?.controller.abort();
-    this.speaking = undefined;
-  }
-
-  private async greet(): Promise<void> {
-    const controller = new AbortController();
-    this.speaking = { turnId: 'greeting', controller };
-    await speakGreeting({
-      ctx: this.ctx,
-      greeting: this.session.greeting,
-      voiceId: this.session.voiceId,
-      signal: controller.signal,
-      send: (m) => this.send(m),
-      sendAudio: (frame) => this.socket.sendAudio(frame),
-    });
-    if (this.speaking?.turnId === 'greeting') this.speaking = undefined;
   }
 
   /**
@@ -228,11 +134,10 @@ export class VoiceCall {
     if (this.ending) return;
     this.ending = true;
     this.ended = true;
-    this.interrupt();
     clearInterval(this.renewTimer);
     this.socket.dispose();
     try {
-      await this.turns;
+      await this.conversation.stop();
       await this.audio.close();
       if (reason !== 'disconnected') await this.closeSession(reason, turnCount);
     } catch (error) {

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../common/context';
+import type { Plan } from '../../config/env';
+import { voiceStreamTurns } from '../../telemetry/metrics';
+import { isBackchannel } from './backchannels';
+import type { ClientTokenOwner } from './client-token';
+import { speakGreeting } from './greeting';
+import type { ServerMessage, StreamErrorCode } from './protocol';
+import type { ReplyPlayback } from './reply-playback';
+import { holdSessionUntil, runStreamTurn, type StreamTurnResult } from './stream-turn';
+import { spendStreamTurn } from './turn-budget';
+
+/** What a conversation knows of its session. */
+export interface ConversationSession {
+  sessionId: string;
+  owner: ClientTokenOwner;
+  /** The account's plan: its turns spend the plan's budget. */
+  plan: Plan;
+  greeting: string;
+  voiceId: string;
+  backchannels: string[];
+}
+
+/** Where a conversation's events and reply audio go: the transport that carries the call. */
+export interface ConversationOutput {
+  send(message: ServerMessage): void;
+  /** Reply audio, in the format of the `reply.audio` header before it. */
+  sendAudio(frame: Uint8Array): void;
+  /** An `error` event (rate-limited by the transport). */
+  error(code: StreamErrorCode, message: string): void;
+  /** The playback of the next reply; reckoned in real time when not given (a browser's player). */
+  playback?(): ReplyPlayback;
+  /** A turn was taken (it spent the account's budget). */
+  turnTaken(): void;
+  /** A turn is over: recorded (with the reply audio sent) or not. */
+  turnEnded(turnId: string, result: StreamTurnResult): void;
+}
+
+/** Turns a call may have waiting behind the one under way; more is TURN_IN_PROGRESS. */
+export const MAX_WAITING_TURNS = 3;
+
+/**
+ * The talk of one live call, whatever carries it (the live stream, a phone line): the greeting, then
+ * the caller's text and speech as turns, each spending the account's turn budget, one at a time and
+ * in order, each answered by the turn engine (src/sessions/stream/stream-turn.ts); the caller's words
+ * over the agent interrupt it, unless they are only a backchannel ("uh-huh").
+ */
+export class Conversation {
+  /** The reply being spoken now, if any: what an interruption stops. */
+  private speakingNow?: { turnId: string; controller: AbortController };
+  private turns: Promise<void> = Promise.resolve();
+  private waitingTurns = 0;
+  /** No more input is taken (the call is ending). */
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly session: ConversationSession,
+    private readonly out: ConversationOutput,
+  ) {}
+
+  /** The agent is speaking (a reply or the greeting plays). */
+  get speaking(): boolean {
+    return this.speakingNow !== undefined;
+  }
+
+  /** Greets the caller; the session is held until the greeting has played. */
+  greet(callId: string): void {
+    this.queue(() => this.speakGreeting());
+    holdSessionUntil(this.ctx, this.session.sessionId, `greeting:${callId}`, this.turns);
+  }
+
+  /**
+   * The caller said something: a turn, after the one before it, once it has spent the account's turn
+   * budget (as a REST turn does); said over the agent, it interrupts.
+   */
+  takeInput(text: string, endedAt: number, turnId: string = randomUUID()): void {
+    if (this.stopped) return;
+    if (this.waitingTurns >= MAX_WAITING_TURNS) {
+      voiceStreamTurns.labels('busy').inc();
+      this.out.error('TURN_IN_PROGRESS', 'Too many turns waiting: wait for the agent to answer');
+      return;
+    }
+    if (this.speakingNow) {
+      if (isBackchannel(text, this.session.backchannels)) return;
+      this.interrupt();
+    }
+    const spent = spendStreamTurn(this.ctx, this.session);
+    this.waitingTurns++;
+    this.queue(async () => {
+      this.waitingTurns--;
+      const budget = await spent;
+      if (!budget.allowed) {
+        voiceStreamTurns.labels('rate_limited').inc();
+        this.out.turnEnded(turnId, {});
+        return this.out.error(budget.code, budget.message);
+      }
+      voiceStreamTurns.labels('taken').inc();
+      this.out.turnTaken();
+      this.out.turnEnded(turnId, await this.runTurn(turnId, text, endedAt));
+    });
+    holdSessionUntil(this.ctx, this.session.sessionId, turnId, this.turns);
+  }
+
+  /** Stops the reply being spoken: no more audio, the model stops, the turn is recorded as interrupted. */
+  interrupt(): void {
+    this.speakingNow?.controller.abort();
+    this.speakingNow = undefined;
+  }
+
+  /** Takes no more input, stops the reply, and answers once the turns under way are recorded. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.interrupt();
+    await this.turns;
+  }
+
+  /** Runs `work` after the turns before it; a failure is logged and the next turn still runs. */
+  private queue(work: () => Promise<void>): void {
+    this.turns = this.turns
+      .then(work)
+      .catch((error) =>
+        this.ctx.logger.error({ err: error, sessionId: this.session.sessionId }, 'a streamed turn failed'),
+      );
+  }
+
+  private async runTurn(turnId: string, text: string, startedAt: number): Promise<StreamTurnResult> {
+    if (this.stopped) return {};
+    const controller = new AbortController();
+    this.speakingNow = { turnId, controller };
+    return runStreamTurn({
+      ctx: this.ctx,
+      sessionId: this.session.sessionId,
+      turnId,
+      text,
+      startedAt,
+      voiceId: this.session.voiceId,
+      signal: controller.signal,
+      playback: this.out.playback?.(),
+      send: (m) => this.out.send(m),
+      sendAudio: (frame) => this.out.sendAudio(frame),
+      onReplyOver: () => {
+        if (this.speakingNow?.turnId === turnId) this.speakingNow = undefined;
+      },
+    }).finally(() => {
+      if (this.speakingNow?.turnId === turnId) this.speakingNow = undefined;
+    });
+  }
+
+  private async speakGreeting(): Promise<void> {
+    const controller = new AbortController();
+    this.speakingNow = { turnId: 'greeting', controller };
+    await speakGreeting({
+      ctx: this.ctx,
+      greeting: this.session.greeting,
+      voiceId: this.session.voiceId,
+      signal: controller.signal,
+      playback: this.out.playback?.(),
+      send: (m) => this.out.send(m),
+      sendAudio: (frame) => this.out.sendAudio(frame),
+    });
+    if (this.speakingNow?.turnId === 'greeting') this.speakingNow = undefined;
+  }
+}
