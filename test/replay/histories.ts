@@ -50,6 +50,11 @@ export const SCENARIOS = {
   'test-run-local-steps': 'testRunWorkflow',
   /** The scenario since that patch: its session's start, turn and end as local activities. */
   'test-scenario-local-steps': 'testScenarioWorkflow',
+  /**
+   * An outbound call: placed, ringing, answered, a late ringing ignored, streamConnected twice (one
+   * session), completed twice (the second ignored).
+   */
+  'phone-call-answered-completed': 'phoneCallWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

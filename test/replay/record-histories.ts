@@ -33,6 +33,7 @@ import { completeManifest } from '../support/personas';
 import { startReceiver } from '../support/receiver';
 import { call, newDeveloper, setPlan, startTestApp } from '../support/test-app';
 import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './histories';
+import { recordPhoneCall } from './record-phone-call';
 
 type Node = { id: string; type: string; config?: Record<string, unknown> };
 type Edge = { sourceId: string; targetId: string; condition?: string };
@@ -507,6 +508,7 @@ async function main(): Promise<void> {
       record,
       stops,
     );
+    await recordPhoneCall(record, stops);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }
