@@ -10,6 +10,9 @@ import { startTwilioDouble, type TwilioDouble } from './support/twilio-double';
 import { type MarkRecord, PlaybackBuffer } from './support/twilio-double/playback';
 import { placeCall, sleep, startStandInPlatform, until } from './support/twilio-double/stand-in-platform';
 
+const gaps = (times: number[]) => times.slice(1).map((t, i) => t - times[i]!);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 /** A 440 Hz tone, `ms` long, PCM16 at 8 kHz. */
 const tone = (ms: number) =>
   new Int16Array(8 * ms).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
@@ -50,14 +53,15 @@ describe('the media stream', () => {
     });
     expect(start.start.customParameters).toEqual({ token: 'tok-9' });
     await until(() => side.of('media').length >= 52, 'a second of frames');
-    // sent on the line's clock: frame k at start + 20k ms, never early
-    const sent = stream.sentFrameTimes;
-    expect(sent[50]! - sent[0]!).toBeGreaterThanOrEqual(999);
-    expect(sent[50]! - sent[0]!).toBeLessThan(1100);
-    // and received so (the first frame left out: it may wait behind the upgrade's handling)
+    // sent on the line's clock: frame k at start + 20k ms, never early; a busy event loop makes
+    // it late, and it catches up (real time on average), so the typical gap is 20 ms
+    const sent = stream.sentFrameTimes.slice(0, 52);
+    expect(sent.every((at, k) => at - sent[0]! >= 20 * k - 0.5)).toBe(true);
+    expect(median(gaps(sent))).toBeGreaterThan(17);
+    expect(median(gaps(sent))).toBeLessThan(23);
     const frames = side.of('media').slice(0, 52);
-    expect(frames[51]!.at - frames[1]!.at).toBeGreaterThan(940);
-    expect(frames[51]!.at - frames[1]!.at).toBeLessThan(1100);
+    expect(median(gaps(frames.map((f) => f.at)))).toBeGreaterThan(15);
+    expect(median(gaps(frames.map((f) => f.at)))).toBeLessThan(25);
     expect(frames.map((f) => f.message.media.chunk)).toEqual(frames.map((_, i) => String(i + 1)));
     expect(frames.map((f) => f.message.media.timestamp)).toEqual(frames.map((_, i) => String(i * 20)));
     expect(frames.every((f) => Buffer.from(f.message.media.payload, 'base64').length === 160)).toBe(true);
@@ -72,13 +76,16 @@ describe('the media stream', () => {
     const { stream, side } = await answeredStream();
     const before = performance.now();
     await stream.say(tone(300));
-    expect(performance.now() - before).toBeGreaterThan(260);
+    // 15 frames on the line's clock (its catching up after a stall may shorten the wait a little)
+    expect(performance.now() - before).toBeGreaterThan(200);
     await stream.pause(100);
     const decoded = side
       .of('media')
       .map((f) => mulaw.decode(new Uint8Array(Buffer.from(f.message.media.payload, 'base64'))));
-    const loud = decoded.filter((pcm) => pcm.some((s) => Math.abs(s) > 1000));
+    const loud = decoded.flatMap((pcm, i) => (pcm.some((s) => Math.abs(s) > 1000) ? [i] : []));
     expect(loud).toHaveLength(15);
+    // consecutive frames, timestamps 20 ms apart: 300 ms of the line's time
+    expect(loud.at(-1)! - loud[0]!).toBe(14);
     expect(decoded.at(-1)!.every((s) => s === 0)).toBe(true);
   });
 
