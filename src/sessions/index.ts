@@ -7,5 +7,13 @@ export {
   type TurnInput,
 } from './sessions.schemas';
 export { checkSessionOwned, endSession, getSession, startSession, takeTurn } from './sessions.service';
+export {
+  Conversation,
+  type ConversationOutput,
+  type ConversationSession,
+  MAX_WAITING_TURNS,
+} from './stream/conversation';
+export type { ServerMessage } from './stream/protocol';
+export { ConfirmedPlayback, type ReplyPlayback } from './stream/reply-playback';
 export { type SessionStreams, sessionStreams } from './stream/stream-server';
 export { takeTurnOnce } from './turn-once';

@@ -28,8 +28,8 @@ export interface ConversationOutput {
   sendAudio(frame: Uint8Array): void;
   /** An `error` event (rate-limited by the transport). */
   error(code: StreamErrorCode, message: string): void;
-  /** The playback of the next reply; reckoned in real time when not given (a browser's player). */
-  playback?(): ReplyPlayback;
+  /** The playback of reply `turnId` (`greeting` for the greeting); reckoned in real time when not given. */
+  playback?(turnId: string): ReplyPlayback;
   /** A turn was taken (it spent the account's budget). */
   turnTaken(): void;
   /** A turn is over: recorded (with the reply audio sent) or not. */
@@ -136,7 +136,7 @@ export class Conversation {
       startedAt,
       voiceId: this.session.voiceId,
       signal: controller.signal,
-      playback: this.out.playback?.(),
+      playback: this.out.playback?.(turnId),
       send: (m) => this.out.send(m),
       sendAudio: (frame) => this.out.sendAudio(frame),
       onReplyOver: () => {
@@ -155,7 +155,7 @@ export class Conversation {
       greeting: this.session.greeting,
       voiceId: this.session.voiceId,
       signal: controller.signal,
-      playback: this.out.playback?.(),
+      playback: this.out.playback?.('greeting'),
       send: (m) => this.out.send(m),
       sendAudio: (frame) => this.out.sendAudio(frame),
     });
