@@ -1,6 +1,7 @@
+import { useStreamToken } from '../src/telephony';
 import { placeCallOnce } from '../src/telephony/calls/call-steps';
 import { streamConnectedUpdate } from '../workflows/messages';
-import { type CallsBench, startCallsBench, statusCallback } from './support/calls';
+import { addNumber, type CallsBench, signedPost, startCallsBench, statusCallback } from './support/calls';
 import { eventually, type Receiver, startReceiver } from './support/receiver';
 import { call } from './support/test-app';
 
@@ -174,4 +175,87 @@ describe('a call driven by signed status callbacks (docs/telephony.md "Calls")',
       bench.stub.mode = 'place';
     }
   }, 30_000);
+});
+
+describe("an incoming call (the number's inboundUrl)", () => {
+  const incoming = (sid: string) => ({
+    CallSid: sid,
+    From: '+14155550190',
+    To: bench.number.number,
+    CallStatus: 'ringing',
+  });
+  const callToken = (twiml: string) => /<Parameter name="callToken" value="([^"]+)"\/>/.exec(twiml)?.[1];
+  const callsOf = async (sid: string) =>
+    (
+      await bench.app.ctx.orm.em
+        .getConnection()
+        .getKnex()
+        .raw('select * from calls where carrier_call_id = ?', [sid])
+    ).rows;
+
+  it('answers TwiML connecting the call to its stream with a call token good once; a retry is the same call', async () => {
+    const sid = `CA${Date.now()}in1`;
+    const answer = await signedPost(bench, `/voice/${bench.number.id}`, incoming(sid));
+    expect(answer.status).toBe(200);
+    const [row] = await callsOf(sid);
+    expect(row).toMatchObject({
+      direction: 'inbound',
+      status: 'ringing',
+      from: '+14155550190',
+      to: bench.number.number,
+    });
+    const media = `${bench.app.baseUrl.replace('http', 'ws')}/api/v2/telephony/twilio/media/${row.id}`;
+    expect(answer.body).toContain(`<Response><Connect><Stream url="${media}"><Parameter name="callToken"`);
+    const again = await signedPost(bench, `/voice/${bench.number.id}`, incoming(sid));
+    expect(again.status).toBe(200);
+    expect(await callsOf(sid)).toHaveLength(1);
+    const token = callToken(answer.body)!;
+    const deps = { knex: bench.app.ctx.orm.em.getConnection().getKnex(), encryptor: bench.app.ctx.encryptor };
+    expect(await useStreamToken(deps, 'call_other', token)).toBe(false);
+    expect(await useStreamToken(deps, row.id, token)).toBe(true);
+    expect(await useStreamToken(deps, row.id, token)).toBe(false);
+    // the stream started: the session and the answer; the caller hangs up (Twilio names the CallSid)
+    const connected = await bench.app.ctx.temporal.workflow
+      .getHandle(row.id)
+      .executeUpdate(streamConnectedUpdate);
+    await reaches(row.id, 'in-progress');
+    expect(
+      await signedPost(bench, `/status/${bench.number.id}`, {
+        ...incoming(sid),
+        CallStatus: 'completed',
+        CallDuration: '4',
+      }),
+    ).toMatchObject({ status: 204 });
+    expect(await reaches(row.id, 'completed')).toMatchObject({
+      sessionId: connected.sessionId,
+      durationS: 4,
+      direction: 'inbound',
+    });
+  });
+
+  it('refuses a bad or missing signature with 403 and creates nothing', async () => {
+    const sid = `CA${Date.now()}in2`;
+    expect(
+      (await signedPost(bench, `/voice/${bench.number.id}`, incoming(sid), { token: 'wrong' })).status,
+    ).toBe(403);
+    expect(
+      (await signedPost(bench, `/voice/${bench.number.id}`, incoming(sid), { unsigned: true })).status,
+    ).toBe(403);
+    expect(await callsOf(sid)).toHaveLength(0);
+  });
+
+  it('answers a number without a persona with <Say> and <Hangup/>, creating nothing', async () => {
+    const number = await addNumber(bench.app, bench.dev);
+    const pn = (await api('GET', `/phone-numbers/${number.id}`)).body.data;
+    const gone = await call(bench.app.baseUrl, 'DELETE', `/api/v1/developers/personas/${pn.personaId}`, {
+      token: bench.dev.token,
+    });
+    expect(gone.status).toBe(200);
+    const sid = `CA${Date.now()}in3`;
+    const url = `/voice/${number.id}`;
+    const answer = await signedPost({ ...bench, number }, url, { ...incoming(sid), To: number.number });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatch(/<Response><Say>[^<]+<\/Say><Hangup\/><\/Response>$/);
+    expect(await callsOf(sid)).toHaveLength(0);
+  });
 });

@@ -62,6 +62,8 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     return state;
   });
   setHandler(streamConnectedUpdate, async () => {
+    // the stream runs only on an answered call (an inbound call's carrier may never say `answered`)
+    pending.push({ status: 'in-progress', at: new Date().toISOString() });
     session ??= steps.connectCallSession({ callId: input.callId });
     const connected = await session;
     state.sessionId = connected.sessionId;

@@ -81,16 +81,17 @@ export async function addNumber(app: TestApp, dev: Developer) {
 }
 
 /**
- * Posts a status callback for `callId` as Twilio would: form-encoded, to the number's status URL
- * with `?callId=`, signed by the official `twilio` package with `token` (default: the number's).
+ * Posts a form to the API's `path` (under /api/v2/telephony/twilio) as Twilio would: form-encoded,
+ * signed by the official `twilio` package with `token` (default: the number's auth token) over
+ * PUBLIC_URL and the path; answers the status and body.
  */
-export async function statusCallback(
+export async function signedPost(
   bench: CallsBench,
-  callId: string,
+  path: string,
   params: Record<string, string>,
   opts: { token?: string; unsigned?: boolean } = {},
-): Promise<number> {
-  const url = `${bench.app.baseUrl}/api/v2/telephony/twilio/status/${bench.number.id}?callId=${callId}`;
+): Promise<{ status: number; body: string }> {
+  const url = `${bench.app.baseUrl}/api/v2/telephony/twilio${path}`;
   const signature = twilio.getExpectedTwilioSignature(opts.token ?? bench.number.authToken, url, params);
   const res = await fetch(url, {
     method: 'POST',
@@ -100,6 +101,15 @@ export async function statusCallback(
     },
     body: new URLSearchParams(params).toString(),
   });
-  await res.text();
-  return res.status;
+  return { status: res.status, body: await res.text() };
+}
+
+/** A status callback for `callId`, to the number's status URL with `?callId=` (as an outbound call's). */
+export async function statusCallback(
+  bench: CallsBench,
+  callId: string,
+  params: Record<string, string>,
+  opts: { token?: string; unsigned?: boolean } = {},
+): Promise<number> {
+  return (await signedPost(bench, `/status/${bench.number.id}?callId=${callId}`, params, opts)).status;
 }

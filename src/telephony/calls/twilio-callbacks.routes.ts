@@ -11,6 +11,7 @@ import { publicBaseUrl } from '../phone-numbers/phone-numbers.service';
 import { paramsOfForm } from '../twilio/signature';
 import { CALL_STATUSES } from './call-statuses';
 import { loadCall } from './call-steps';
+import { answerIncomingCall } from './inbound-calls';
 
 /** Where the carriers' webhooks arrive, without an API key: each is signed by the number's carrier. */
 export const TELEPHONY_ROOT = '/api/v2/telephony';
@@ -93,6 +94,37 @@ async function statusCallback(ctx: AppContext, req: Request, res: Response) {
   res.status(204).end();
 }
 
+/** Twilio's voice webhook, as far as the platform reads it; a caller without a number is `anonymous`. */
+const TwilioVoiceForm = z.object({
+  CallSid: z.string().min(1).max(64),
+  From: z
+    .string()
+    .max(64)
+    .transform((v) => (/^\+?[0-9]{1,15}$/.test(v) ? v : 'anonymous')),
+  To: z
+    .string()
+    .max(64)
+    .transform((v) => (/^\+?[0-9]{1,15}$/.test(v) ? v : 'unknown')),
+});
+
+/**
+ * POST /api/v2/telephony/twilio/voice/:phoneNumberId (the number's `inboundUrl`): an incoming call,
+ * signed as a status callback is (403 and nothing created otherwise). Answers TwiML: the call
+ * connected to its media stream, or a polite refusal when the number has no persona to answer.
+ */
+async function voiceWebhook(ctx: AppContext, req: Request, res: Response) {
+  const { number, form } = await signedForm(ctx, req);
+  const parsed = TwilioVoiceForm.safeParse(form);
+  if (!parsed.success)
+    throw validationFailed(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const twiml = await answerIncomingCall(ctx, number, {
+    carrierCallId: parsed.data.CallSid,
+    from: parsed.data.From,
+    to: parsed.data.To,
+  });
+  res.status(200).type('text/xml').send(twiml);
+}
+
 /** Answers an error with the project's error body (a carrier shows it in its debugger). */
 function answerError(error: unknown, res: Response, next: NextFunction) {
   if (error instanceof ApiError) res.status(error.status).json(error.toBody());
@@ -108,6 +140,9 @@ export function telephonyWebhooks(ctx: AppContext): Router {
   router.use(express.text({ type: 'application/x-www-form-urlencoded', limit: '64kb' }));
   router.post('/twilio/status/:phoneNumberId', (req, res, next) => {
     statusCallback(ctx, req, res).catch((error) => answerError(error, res, next));
+  });
+  router.post('/twilio/voice/:phoneNumberId', (req, res, next) => {
+    voiceWebhook(ctx, req, res).catch((error) => answerError(error, res, next));
   });
   return router;
 }

@@ -1,0 +1,90 @@
+import type { AppContext } from '../../common/context';
+import { personaForSession } from '../../personas';
+import type { PhoneNumber } from '../phone-numbers/phone-number.entity';
+import { connectStreamTwiml, sayAndHangUpTwiml } from '../twilio/twiml';
+import { Call } from './call.entity';
+import { mediaStreamUrlOf } from './call-steps';
+import { startCallWorkflow } from './call-workflows';
+import { DEFAULT_MAX_DURATION_S } from './calls.schemas';
+import { mintStreamToken, STREAM_TOKEN_PARAMETER } from './stream-token';
+
+/** What a caller hears when the number cannot answer (no persona, or one a live number may not use). */
+export const CANNOT_ANSWER =
+  'Sorry, this number cannot take calls right now. Please try again later. Goodbye.';
+
+/** An incoming call as the carrier's voice webhook describes it. */
+export interface IncomingCall {
+  carrierCallId: string;
+  from: string;
+  to: string;
+}
+
+/** The persona that answers the number, if it may: none, or one a live number may not use, is undefined. */
+async function answeringPersona(ctx: AppContext, number: PhoneNumber): Promise<string | undefined> {
+  if (!number.personaId) return undefined;
+  try {
+    const owner = { accountId: number.account, environment: number.environment };
+    await personaForSession(ctx.orm.em.fork(), { ...owner, personaId: number.personaId });
+    return number.personaId;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The number's call with this carrier id, or a new one (`ringing`, inbound) committed and its
+ * workflow started. A carrier that sends the webhook again (a retry) gets the same call: the
+ * lookup and the insert run under a lock on the number and carrier id.
+ */
+async function callFor(ctx: AppContext, number: PhoneNumber, personaId: string, incoming: IncomingCall) {
+  const call = await ctx.orm.em.fork().transactional(async (tem) => {
+    const lock = `call:${number.id}:${incoming.carrierCallId}`;
+    await tem
+      .getConnection()
+      .execute('select pg_advisory_xact_lock(hashtext(?))', [lock], 'all', tem.getTransactionContext());
+    const seen = await tem.findOne(Call, { phoneNumberId: number.id, carrierCallId: incoming.carrierCallId });
+    if (seen) return seen;
+    return tem.create(Call, {
+      account: number.account,
+      environment: number.environment,
+      phoneNumberId: number.id,
+      personaId,
+      direction: 'inbound',
+      from: incoming.from,
+      to: incoming.to,
+      status: 'ringing',
+      timeline: [{ status: 'ringing', at: new Date().toISOString() }],
+      carrierCallId: incoming.carrierCallId,
+      maxDurationS: DEFAULT_MAX_DURATION_S,
+    });
+  });
+  try {
+    await startCallWorkflow(ctx.temporal, ctx.config, {
+      id: call.id,
+      accountId: call.account,
+      phoneNumberId: number.id,
+      personaId: call.personaId,
+      direction: 'inbound',
+      status: 'ringing',
+      maxDurationS: call.maxDurationS,
+    });
+    await ctx.orm.em.fork().nativeUpdate(Call, { id: call.id }, { workflowStartedAt: new Date() });
+  } catch (error) {
+    ctx.logger.warn({ err: error, callId: call.id }, 'call workflow not started yet; the dispatcher will');
+  }
+  return call;
+}
+
+/**
+ * Answers a signed incoming call (docs/telephony.md "Calls"): the call row and its workflow, and
+ * TwiML that connects the call to its media stream with its call token; or, for a number that
+ * cannot answer, a polite `<Say>` and `<Hangup/>` (nothing created).
+ */
+export async function answerIncomingCall(ctx: AppContext, number: PhoneNumber, incoming: IncomingCall) {
+  const personaId = await answeringPersona(ctx, number);
+  if (!personaId) return sayAndHangUpTwiml(CANNOT_ANSWER);
+  const call = await callFor(ctx, number, personaId, incoming);
+  return connectStreamTwiml(mediaStreamUrlOf(ctx.config, call.id), {
+    [STREAM_TOKEN_PARAMETER]: mintStreamToken(ctx.encryptor, call.id),
+  });
+}
