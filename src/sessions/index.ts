@@ -7,6 +7,8 @@ export {
   type TurnInput,
 } from './sessions.schemas';
 export { checkSessionOwned, endSession, getSession, startSession, takeTurn } from './sessions.service';
+export { isBackchannel } from './stream/backchannels';
+export { CallerAudio } from './stream/caller-audio';
 export {
   Conversation,
   type ConversationOutput,
@@ -15,5 +17,6 @@ export {
 } from './stream/conversation';
 export type { ServerMessage } from './stream/protocol';
 export { ConfirmedPlayback, type ReplyPlayback } from './stream/reply-playback';
+export { STREAM_CLAIM_MS, StreamHold } from './stream/stream-hold';
 export { type SessionStreams, sessionStreams } from './stream/stream-server';
 export { takeTurnOnce } from './turn-once';

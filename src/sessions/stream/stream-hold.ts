@@ -23,7 +23,8 @@ export class StreamHold {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly ids: { sessionId: string; claimId: string; leaseId: string },
+    /** `leaseId`: the account's live-stream slot, when the call holds one (a phone call holds none). */
+    private readonly ids: { sessionId: string; claimId: string; leaseId?: string },
   ) {}
 
   private get claim() {
@@ -49,7 +50,7 @@ export class StreamHold {
     const [renewed, status] = await Promise.all([
       renewClaim(this.ctx, this.claim),
       this.sessionStatus(),
-      renewStreamLease(this.ctx, this.ids.leaseId),
+      this.ids.leaseId ? renewStreamLease(this.ctx, this.ids.leaseId) : undefined,
     ]);
     if (!renewed && status.status === 'active' && !this.released) await claimTurn(this.ctx, this.claim);
     return status;
@@ -62,7 +63,7 @@ export class StreamHold {
     const claim = this.claimed ? releaseTurn(this.ctx, this.ids) : undefined;
     await Promise.all([
       claim?.catch(() => undefined),
-      releaseStreamLease(this.ctx, this.ids.leaseId).catch(() => undefined),
+      this.ids.leaseId ? releaseStreamLease(this.ctx, this.ids.leaseId).catch(() => undefined) : undefined,
     ]);
   }
 

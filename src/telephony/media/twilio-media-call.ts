@@ -1,0 +1,176 @@
+import type { WebSocket } from 'ws';
+import type { AppContext } from '../../common/context';
+import {
+  CallerAudio,
+  Conversation,
+  type ConversationSession,
+  isBackchannel,
+  STREAM_CLAIM_MS,
+  StreamHold,
+} from '../../sessions';
+import { InboundPhoneAudio } from '../audio';
+import {
+  clearMessage,
+  type MessageFromTwilio,
+  type MessageToTwilio,
+  outboundMark,
+  outboundMedia,
+  parseMessageFromTwilio,
+} from '../twilio/media-messages';
+import { PhoneReplyOut } from './phone-reply-out';
+import { CarrierPlayout } from './playout';
+
+/** What the call's stream learns when Twilio starts it: the conversation it carries. */
+export interface PhoneCallSetup extends ConversationSession {
+  callId: string;
+  /** Keep each turn's audio (the session's `recording`). */
+  recording: boolean;
+}
+
+/** The `start` message's identities, for finding the call (its token is a custom parameter). */
+export type StreamStart = Extract<MessageFromTwilio, { event: 'start' }>['start'];
+
+/** What a media stream asks of the calls it belongs to. */
+export interface MediaCallDeps {
+  /** Checks the stream's call token and gives the call's conversation; throws to refuse the stream. */
+  connect(start: StreamStart): Promise<PhoneCallSetup>;
+  /** The line is gone (Twilio's `stop`, or the socket closed). */
+  ended(callId: string): void;
+}
+
+/**
+ * One phone call's Twilio media stream (docs/telephony.md "The protocol"): Twilio's JSON messages in
+ * and out of the same turn engine the live stream uses. The caller's μ-law frames become the engine's
+ * 16 kHz audio (speech detection, transcription, barge-in); the conversation's replies go back as
+ * μ-law frames paced ahead of playback, a `mark` after each segment (the echo says it was heard),
+ * and `clear` when the caller interrupts. The call holds its session like a live stream does.
+ */
+export class TwilioMediaCall {
+  private streamSid?: string;
+  private setup?: PhoneCallSetup;
+  private conversation?: Conversation;
+  private audio?: CallerAudio;
+  private inbound?: InboundPhoneAudio;
+  private replyOut?: PhoneReplyOut;
+  private playout?: CarrierPlayout;
+  private hold?: StreamHold;
+  private renewTimer?: NodeJS.Timeout;
+  private ending = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly ws: WebSocket,
+    private readonly deps: MediaCallDeps,
+  ) {
+    ws.on('message', (data) => this.receive(data as Buffer));
+    ws.on('close', () => void this.end());
+    ws.on('error', (error) => ctx.logger.info({ err: error }, 'a phone media stream broke off'));
+  }
+
+  private receive(data: Buffer): void {
+    const parsed = parseMessageFromTwilio(data);
+    if (!parsed.ok) {
+      this.ctx.logger.warn(
+        { error: parsed.error, callId: this.setup?.callId },
+        'a media message was refused',
+      );
+      return;
+    }
+    const message = parsed.message;
+    if (message.event === 'start') void this.start(message).catch((error) => this.refuse(error));
+    else if (message.event === 'media') this.hear(message.media.payload);
+    else if (message.event === 'mark') this.replyOut?.confirmed(message.mark.name);
+    else if (message.event === 'stop') void this.end();
+    else if (message.event === 'dtmf') {
+      this.ctx.logger.info({ callId: this.setup?.callId, digit: message.dtmf.digit }, 'a key was pressed');
+    }
+  }
+
+  /** The stream starts: the call's conversation is found, its session held, and the caller greeted. */
+  private async start(message: Extract<MessageFromTwilio, { event: 'start' }>): Promise<void> {
+    if (this.streamSid) return;
+    this.streamSid = message.start.streamSid;
+    const setup = await this.deps.connect(message.start);
+    this.setup = setup;
+    this.hold = new StreamHold(this.ctx, { sessionId: setup.sessionId, claimId: setup.callId });
+    if (!(await this.hold.claimSession())) throw new Error(`session ${setup.sessionId} is held elsewhere`);
+    this.inbound = await InboundPhoneAudio.create();
+    if (this.ending) return void this.end();
+    this.renewTimer = setInterval(() => void this.hold?.renew().catch(() => undefined), STREAM_CLAIM_MS / 3);
+    this.wire(setup);
+    this.conversation?.greet(setup.callId);
+  }
+
+  /** The playout, the reply's way out, the conversation and the caller's audio, wired together. */
+  private wire(setup: PhoneCallSetup): void {
+    const log = this.ctx.logger;
+    this.playout = new CarrierPlayout({
+      media: (frame) => this.sendToTwilio(outboundMedia(this.streamSid!, frame)),
+      mark: (name) => this.sendToTwilio(outboundMark(this.streamSid!, name)),
+    });
+    const replyOut = new PhoneReplyOut(
+      this.playout,
+      () => this.sendToTwilio(clearMessage(this.streamSid!)),
+      (error) => log.warn({ err: error, callId: setup.callId }, 'reply audio could not go to the carrier'),
+    );
+    this.replyOut = replyOut;
+    const conversation = new Conversation(this.ctx, setup, {
+      send: (m) => replyOut.send(m),
+      sendAudio: (frame) => replyOut.sendAudio(frame),
+      error: (code, message) => log.info({ callId: setup.callId, code, message }, 'a phone turn was refused'),
+      playback: (turnId) => replyOut.playback(turnId),
+      turnTaken: () => undefined,
+      turnEnded: (turnId, { turn, replyAudio }) => {
+        if (turn) void this.audio?.keepRecording(turn.index, turnId, replyAudio);
+        else this.audio?.forget(turnId);
+      },
+    });
+    this.conversation = conversation;
+    this.audio = new CallerAudio(this.ctx, setup, {
+      send: () => undefined,
+      error: (code, message) => log.info({ callId: setup.callId, code, message }, 'caller audio refused'),
+      isAgentSpeaking: () => conversation.speaking,
+      isBackchannel: (text) => isBackchannel(text, setup.backchannels),
+      interrupt: () => conversation.interrupt(),
+      utterance: (text, endedAt, turnId) => conversation.takeInput(text, endedAt, turnId),
+    });
+  }
+
+  /** A caller frame (μ-law, base64): the engine hears it at 16 kHz. */
+  private hear(payload: string): void {
+    if (!this.inbound || !this.audio || this.ending) return;
+    const pcm = this.inbound.pushBase64(payload);
+    if (pcm.length) this.audio.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+  }
+
+  private sendToTwilio(message: MessageToTwilio): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  /** The stream could not start (a bad call token, a session held elsewhere): it closes. */
+  private refuse(error: unknown): void {
+    this.ctx.logger.warn({ err: error, callId: this.setup?.callId }, 'a phone media stream was refused');
+    this.ws.close(1008, 'refused');
+    void this.end();
+  }
+
+  /** Ends once: the turn under way is recorded (as interrupted), the audio let go, the session freed. */
+  private async end(): Promise<void> {
+    if (this.ending) return;
+    this.ending = true;
+    clearInterval(this.renewTimer);
+    this.playout?.close();
+    try {
+      await this.conversation?.stop();
+      await this.audio?.close();
+      await this.replyOut?.close();
+    } catch (error) {
+      this.ctx.logger.warn({ err: error, callId: this.setup?.callId }, 'a phone call did not end cleanly');
+    } finally {
+      this.inbound?.dispose();
+      await this.hold?.release();
+      if (this.setup) this.deps.ended(this.setup.callId);
+      if (this.ws.readyState === this.ws.OPEN) this.ws.close(1000, 'call ended');
+    }
+  }
+}

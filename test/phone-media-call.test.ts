@@ -1,0 +1,148 @@
+/**
+ * @jest-environment ./test/support/native-arrays-environment.js
+ */
+
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { startWorker } from '../src/app/runtime';
+import { resamplePcm16 } from '../src/outbound/wav';
+import { decodeMulaw } from '../src/telephony/audio';
+import { type PhoneCallSetup, TwilioMediaCall } from '../src/telephony/media/twilio-media-call';
+import { TEST_ENV } from './support/env';
+import { speakWithEspeak } from './support/espeak-speech';
+import { startLlmDouble } from './support/llm-double';
+import { completeManifest } from './support/personas';
+import { startSttDouble } from './support/stt-double';
+import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+import { TwilioMediaStream } from './support/twilio-double/media-stream';
+
+/** Polls `check` until it holds, or fails after `ms`. */
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A phone call's media stream over the turn engine (issue 39 items 2 and 5): the Twilio double's
+ * stream (paced μ-law frames of eSpeak speech, marks echoed once played) against TwilioMediaCall,
+ * with the call's session found by a stand-in for the calls area (its `connect`).
+ */
+describe('a phone call’s media stream', () => {
+  let app: TestApp;
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  let llm: Awaited<ReturnType<typeof startLlmDouble>>;
+  let stt: Awaited<ReturnType<typeof startSttDouble>>;
+  let dev: Developer;
+  let personaId: string;
+  let wss: WebSocketServer;
+  const calls = new Map<string, PhoneCallSetup>();
+  const ended: string[] = [];
+
+  beforeAll(async () => {
+    llm = await startLlmDouble();
+    stt = await startSttDouble({ transcript: 'Where is my parcel?', delayMs: 50 });
+    app = await startTestApp({
+      LLM_BASE_URL: llm.baseUrl,
+      STT_BASE_URL: stt.baseUrl,
+      TEMPORAL_TASK_QUEUE: `vp-phone-media-${process.pid}`,
+      RATE_LIMITS: 'off',
+    });
+    worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { dispatch: false });
+    dev = await newDeveloper(app, 'phone-media');
+    const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: { manifest: completeManifest('phone-agent') },
+    });
+    personaId = created.body.persona.id;
+    wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((r) => wss.once('listening', r));
+    wss.on('connection', (ws) => {
+      new TwilioMediaCall(app.ctx, ws, {
+        connect: async (start) => {
+          const setup = calls.get(start.customParameters.callToken ?? '');
+          if (!setup) throw new Error('unknown call token');
+          return setup;
+        },
+        ended: (callId) => ended.push(callId),
+      });
+    });
+  }, 120_000);
+  afterAll(async () => {
+    wss?.close();
+    await worker?.stop();
+    await app?.close();
+    await stt?.close();
+    await llm?.close();
+  });
+
+  /** A session and its call's setup, as the calls area would give them for `callToken`. */
+  async function phoneCall(callToken: string): Promise<{ sessionId: string; stream: TwilioMediaStream }> {
+    const res = await call(app.baseUrl, 'POST', '/api/v2/developers/sessions', {
+      token: dev.testKey,
+      body: { personaId, userId: '+15551230000' },
+    });
+    expect(res.status).toBe(201);
+    const sessionId = res.body.data.id as string;
+    calls.set(callToken, {
+      callId: `call_${callToken}`,
+      sessionId,
+      owner: { accountId: dev.publisherId, environment: 'test' },
+      plan: 'free',
+      greeting: res.body.data.greeting ?? 'Hi, this is Ava from Homegoods. How can I help?',
+      voiceId: 'espeak-en-us-aria',
+      backchannels: ['mm-hm'],
+      recording: false,
+    });
+    const { port } = wss.address() as AddressInfo;
+    const stream = new TwilioMediaStream({
+      url: `ws://127.0.0.1:${port}/media`,
+      accountSid: `AC${'0'.repeat(32)}`,
+      authToken: 'not-checked-here',
+      callSid: `CA${'1'.repeat(32)}`,
+      customParameters: { callToken },
+    });
+    await stream.open();
+    return { sessionId, stream };
+  }
+
+  it('greets in μ-law frames paced ahead of playback, hears a spoken question, answers, and records the turn', async () => {
+    const { sessionId, stream } = await phoneCall('call-one');
+    // the greeting: audio that is speech, then a mark the double echoes once it has played
+    await until(() => stream.received.marks.length > 0, 'the greeting’s mark');
+    const greeting = Buffer.concat(stream.received.media.map((m) => m.bytes));
+    const pcm = decodeMulaw(greeting);
+    const rms = Math.sqrt(pcm.reduce((s, v) => s + v * v, 0) / pcm.length);
+    expect(rms).toBeGreaterThan(300);
+    for (const m of stream.received.media) expect(m.bytes.byteLength).toBe(160);
+    // the caller asks, after the greeting has played
+    await until(() => stream.bufferedMs === 0, 'the greeting to play');
+    const speech = await speakWithEspeak('Where is my parcel?');
+    stream.say(resamplePcm16(speech.pcm16, speech.sampleRate, 8000));
+    const turns = async () =>
+      (await call(app.baseUrl, 'GET', `/api/v2/developers/sessions/${sessionId}`, { token: dev.testKey }))
+        .body.data;
+    await until(async () => (await turns()).turnCount === 1, 'the turn’s record', 30_000);
+    const detail = await turns();
+    expect(JSON.stringify(detail)).toContain('Where is my parcel?');
+    expect(stt.requests.at(-1)!.audio.sampleRate).toBe(16_000);
+    await stream.stop();
+    await until(() => ended.includes('call_call-one'), 'the call’s end');
+  }, 90_000);
+
+  it('refuses a stream whose call token it does not know', async () => {
+    const { port } = wss.address() as AddressInfo;
+    const stream = new TwilioMediaStream({
+      url: `ws://127.0.0.1:${port}/media`,
+      accountSid: `AC${'0'.repeat(32)}`,
+      authToken: 'not-checked-here',
+      callSid: `CA${'2'.repeat(32)}`,
+      customParameters: { callToken: 'forged' },
+    });
+    await stream.open();
+    expect(await stream.ended).toBe('platform');
+    expect(stream.received.media).toHaveLength(0);
+  }, 30_000);
+});
