@@ -132,6 +132,42 @@ describe('a phone call’s media stream', () => {
     await until(() => ended.includes('call_call-one'), 'the call’s end');
   }, 90_000);
 
+  it('barge-in: caller speech over a long reply clears the carrier, and the turn keeps what the marks confirmed', async () => {
+    const sentences = Array.from(
+      { length: 12 },
+      (_, i) => `Part ${i + 1} of the answer is about your parcel.`,
+    );
+    llm.script((req) =>
+      String(req.messages.at(-1)?.content ?? '').includes('long')
+        ? { content: sentences.join(' ') }
+        : { content: 'Okay.' },
+    );
+    stt.configure({ transcript: 'Tell me the long story', delayMs: 50 });
+    const { sessionId, stream } = await phoneCall('call-two');
+    await until(() => stream.received.marks.length > 0 && stream.bufferedMs === 0, 'the greeting to play');
+    const ask = await speakWithEspeak('Tell me the long story.');
+    await stream.say(resamplePcm16(ask.pcm16, ask.sampleRate, 8000));
+    // the reply is playing: a few of its segments confirmed, then the caller talks over it
+    const marksBefore = stream.received.marks.length;
+    await until(() => stream.received.marks.length >= marksBefore + 2, 'two segments played', 30_000);
+    stt.configure({ transcript: 'Where is my parcel?', delayMs: 50 });
+    const over = await speakWithEspeak('No wait, where is my parcel?');
+    await stream.say(resamplePcm16(over.pcm16, over.sampleRate, 8000));
+    await until(() => stream.received.clears.length > 0, 'a clear', 20_000);
+    const detail = async () =>
+      (await call(app.baseUrl, 'GET', `/api/v2/developers/sessions/${sessionId}`, { token: dev.testKey }))
+        .body.data;
+    await until(async () => (await detail()).transcript.length >= 1, 'the interrupted turn’s record', 30_000);
+    const [first] = (await detail()).transcript;
+    expect(first.interrupted).toBe(true);
+    // heard: the segments the carrier confirmed and the one playing, a beginning of the reply
+    expect(first.spokenText.length).toBeGreaterThan(0);
+    expect(sentences.join(' ').startsWith(first.spokenText)).toBe(true);
+    expect(first.spokenText.length).toBeLessThan(sentences.join(' ').length);
+    await stream.stop();
+    llm.script(undefined);
+  }, 120_000);
+
   it('refuses a stream whose call token it does not know', async () => {
     const { port } = wss.address() as AddressInfo;
     const stream = new TwilioMediaStream({
