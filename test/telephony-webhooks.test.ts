@@ -175,6 +175,23 @@ describe('a call driven by signed status callbacks (docs/telephony.md "Calls")',
       bench.stub.mode = 'place';
     }
   }, 30_000);
+
+  it('a hang-up while the placing outcome is unknown cancels the call at once, posting nothing more', async () => {
+    bench.stub.mode = 'stall';
+    try {
+      const before = bench.stub.requests.length;
+      const res = await api('POST', '/calls', { phoneNumberId: bench.number.id, to: '+14155550144' });
+      const id = res.body.data.id as string;
+      await eventually(async () => bench.stub.requests.length === before + 1);
+      await new Promise((r) => setTimeout(r, 2_000)); // past CARRIER_TIMEOUT_MS: the outcome is unknown
+      const hung = await api('POST', `/calls/${id}/hangup`);
+      expect(hung.status).toBe(200);
+      expect(await reaches(id, 'canceled')).toMatchObject({ endedReason: 'hangup', carrierCallId: null });
+      expect(bench.stub.requests.length).toBe(before + 1);
+    } finally {
+      bench.stub.mode = 'place';
+    }
+  }, 30_000);
 });
 
 describe("an incoming call (the number's inboundUrl)", () => {

@@ -90,7 +90,9 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     else if (placed.outcome === 'refused') {
       await finish('failed', `carrier_refused: ${placed.reason}`);
       return state;
-    } else if (!(await condition(() => pending.length > 0, input.unconfirmedWaitS * 1000))) {
+    } else if (
+      !(await condition(() => pending.length > 0 || stopReason !== undefined, input.unconfirmedWaitS * 1000))
+    ) {
       await finish('failed', 'carrier_unreachable');
       return state;
     }
