@@ -70,10 +70,8 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     return connected;
   });
 
+  // the state says ended once the row does: a hang-up answered then reads the call ended
   const finish = async (status: CallStatus, endedReason: string, extra: Partial<CarrierStatus> = {}) => {
-    state.status = status;
-    state.endedReason = endedReason;
-    upsertSearchAttributes([{ key: CallStatusKey, value: status }]);
     await steps.finishCall({
       callId: input.callId,
       status,
@@ -82,6 +80,9 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
       durationS: extra.durationS,
       carrierCallId: extra.carrierCallId,
     });
+    state.status = status;
+    state.endedReason = endedReason;
+    upsertSearchAttributes([{ key: CallStatusKey, value: status }]);
   };
 
   if (input.direction === 'outbound') {

@@ -1,5 +1,6 @@
 import { raceEveryOperation } from '../support/concurrent-mutations';
 import { type McpTestServer, startMcpTestServer } from '../support/mcp-test-server';
+import { platformCallCases } from '../support/mutation-cases/platform-calls';
 import { type PlatformEnv, platformHookCases } from '../support/mutation-cases/platform-hooks';
 import { platformPhoneCases } from '../support/mutation-cases/platform-phone';
 import { platformToolCases } from '../support/mutation-cases/platform-tools';
@@ -22,10 +23,10 @@ afterAll(async () => {
   await Promise.all([receiver?.close(), revocations?.close(), mcp?.close()]);
 });
 
-/** Issue 26 "Races on anything unique": the platform API's secrets, webhooks, events, OAuth, MCP servers, tools, activities, phone numbers. */
+/** Issue 26 "Races on anything unique": the platform API's secrets, webhooks, events, OAuth, MCP servers, tools, activities, phone numbers, calls. */
 describe('concurrent identical mutations: platform resources', () => {
   raceEveryOperation(
-    { ...platformHookCases, ...platformToolCases, ...platformPhoneCases },
+    { ...platformHookCases, ...platformToolCases, ...platformPhoneCases, ...platformCallCases },
     () => env.app,
     () => env,
   );

@@ -2,6 +2,7 @@ import { mutatingOperations } from '../support/concurrent-mutations';
 import { consoleCases } from '../support/mutation-cases/console';
 import { marketplaceCases } from '../support/mutation-cases/marketplace';
 import { marketplaceInstallCases } from '../support/mutation-cases/marketplace-installs';
+import { platformCallCases } from '../support/mutation-cases/platform-calls';
 import { platformHookCases } from '../support/mutation-cases/platform-hooks';
 import { platformPhoneCases } from '../support/mutation-cases/platform-phone';
 import { platformRunCases } from '../support/mutation-cases/platform-runs';
@@ -17,6 +18,7 @@ const TABLES = {
   platformHookCases,
   platformToolCases,
   platformPhoneCases,
+  platformCallCases,
   platformRunCases,
   marketplaceCases,
   marketplaceInstallCases,

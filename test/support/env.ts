@@ -30,4 +30,9 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const TEST_WEBHOOK_ENV = {
   WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
   WEBHOOK_TIMEOUT_MS: '2000',
+  // no test calls a real carrier: their APIs are a closed local port unless a test gives its own
+  TWILIO_API_BASE_URL: 'http://127.0.0.1:9',
+  TELNYX_API_BASE_URL: 'http://127.0.0.1:9',
+  CARRIER_TIMEOUT_MS: '2000',
+  CALL_UNCONFIRMED_WAIT_S: '5',
 };
