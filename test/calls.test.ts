@@ -142,6 +142,24 @@ describe('calls (docs/api-contract.md "Calls")', () => {
     await statusCallback(bench, created.id, { CallSid: sid, CallStatus: 'no-answer' });
   });
 
+  it('hangs up a call whose workflow never started (Temporal was down): canceled here, never placed', async () => {
+    const id = `call_nostart${Date.now()}`;
+    const knex = bench.app.ctx.orm.em.getConnection().getKnex();
+    await knex.raw(
+      `insert into calls (id, account_id, environment, phone_number_id, persona_id, direction, "from", "to", status,
+         timeline, max_duration_s, created_at, updated_at)
+       values (?, ?, 'test', ?, 'persona_x', 'outbound', ?, '+14155550128', 'queued',
+         '[{"status":"queued","at":"2026-01-01T00:00:00.000Z"}]', 600, now(), now())`,
+      [id, bench.dev.publisherId, bench.number.id, bench.number.number],
+    );
+    const before = bench.stub.placed.length;
+    const res = await api('POST', `/calls/${id}/hangup`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ status: 'canceled', endedReason: 'hangup', durationS: 0 });
+    expect(res.body.data.timeline.map((t: { status: string }) => t.status)).toEqual(['queued', 'canceled']);
+    expect(bench.stub.placed.length).toBe(before);
+  });
+
   it('a carrier 4xx fails the call with its message', async () => {
     bench.stub.mode = 'refuse';
     try {

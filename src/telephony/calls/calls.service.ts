@@ -10,6 +10,7 @@ import { personaForSession } from '../../personas';
 import { findPhoneNumber } from '../phone-numbers/phone-numbers.service';
 import { Call } from './call.entity';
 import { checkCallCaps, checkDestination } from './call-limits';
+import { finishCall } from './call-records';
 import { isTerminal } from './call-statuses';
 import { startCallWorkflow } from './call-workflows';
 import { DEFAULT_MAX_DURATION_S, type ListCallsInput, type PlaceCallInput } from './calls.schemas';
@@ -131,7 +132,8 @@ export async function getCall(em: EntityManager, owner: Owner, id: string) {
 
 /**
  * POST /calls/:id/hangup: hangs up through the call's workflow, which asks the carrier; a call not
- * placed yet is canceled. An ended call answers as it is (idempotent).
+ * placed yet is canceled (here, when its workflow never started). An ended call answers as it is
+ * (idempotent).
  */
 export async function hangUpCall(ctx: AppContext, em: EntityManager, owner: Owner, id: string) {
   const call = await findCall(em, owner, id);
@@ -141,6 +143,16 @@ export async function hangUpCall(ctx: AppContext, em: EntityManager, owner: Owne
       ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate),
     );
   } catch (error) {
+    if (error instanceof WorkflowNotFoundError && !call.workflowStartedAt && !call.placingStartedAt) {
+      // its workflow never started (Temporal was down): ended here, and the dispatcher never starts it
+      await finishCall(ctx, {
+        callId: id,
+        status: 'canceled',
+        endedReason: 'hangup',
+        at: new Date().toISOString(),
+      });
+      return callView(await em.refreshOrFail(call));
+    }
     if (error instanceof WorkflowNotFoundError || error instanceof WorkflowUpdateFailedError) {
       return callView(await em.refreshOrFail(call));
     }
