@@ -16,14 +16,17 @@ export interface CallsBench {
 }
 
 /**
- * An API pointed at a carrier stub (TWILIO_API_BASE_URL) with PUBLIC_URL its own address, and a
+ * An API pointed at a carrier stub (TWILIO_API_BASE_URL), or at `carrier` (the Twilio double, whose
+ * account the number is then on), with PUBLIC_URL its own address, and a
  * worker of its own on a task queue of its own (the run's worker has the run's configuration: it
  * would call the real Twilio). Short carrier deadlines, so the unknown-outcome path takes seconds.
  */
-export async function startCallsBench(): Promise<CallsBench> {
+export async function startCallsBench(
+  carrier: { baseUrl: string; accountSid: string; authToken: string } | undefined = undefined,
+): Promise<CallsBench> {
   const stub = await startCarrierStub();
   const app = await startTestApp({
-    TWILIO_API_BASE_URL: stub.url,
+    TWILIO_API_BASE_URL: carrier?.baseUrl ?? stub.url,
     TEMPORAL_TASK_QUEUE: `calls-${process.pid}-${Date.now().toString(36)}`,
     CARRIER_TIMEOUT_MS: '1500',
     CALL_UNCONFIRMED_WAIT_S: '3',
@@ -33,7 +36,7 @@ export async function startCallsBench(): Promise<CallsBench> {
   (app.ctx.config as { publicUrl?: string }).publicUrl = app.baseUrl;
   const worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { listen: false, dispatch: false });
   const dev = await newDeveloper(app, 'calls');
-  const number = await addNumber(app, dev);
+  const number = await addNumber(app, dev, carrier);
   return {
     app,
     stub,
@@ -66,8 +69,14 @@ export async function newPersona(app: TestApp, dev: Developer, publish = false):
 }
 
 /** A Twilio number (US) on a new draft persona, with the test key. */
-export async function addNumber(app: TestApp, dev: Developer) {
-  const credentials = twilioCredentials();
+export async function addNumber(
+  app: TestApp,
+  dev: Developer,
+  carrier: { accountSid: string; authToken: string } | undefined = undefined,
+) {
+  const credentials = carrier
+    ? { accountSid: carrier.accountSid, authToken: carrier.authToken }
+    : twilioCredentials();
   const res = await call(app.baseUrl, 'POST', '/api/v2/developers/phone-numbers', {
     token: dev.testKey,
     body: { number: freshNumber(), provider: 'twilio', personaId: await newPersona(app, dev), credentials },

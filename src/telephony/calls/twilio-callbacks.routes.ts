@@ -19,7 +19,8 @@ export const TELEPHONY_ROOT = '/api/v2/telephony';
 /** Twilio's status callback, as far as the platform reads it. */
 const TwilioStatusForm = z.object({
   CallSid: z.string().min(1).max(64),
-  CallStatus: z.enum(CALL_STATUSES),
+  // the `initiated` event's callback says `initiated`: the call is still queued
+  CallStatus: z.enum([...CALL_STATUSES, 'initiated']).transform((s) => (s === 'initiated' ? 'queued' : s)),
   CallDuration: z.coerce.number().int().min(0).optional(),
   SequenceNumber: z.coerce.number().int().min(0).optional(),
   Timestamp: z.string().max(64).optional(),
