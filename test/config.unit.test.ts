@@ -77,6 +77,7 @@ describe('configuration', () => {
     const defaults = loadConfig({});
     expect(defaults.stt).toBeUndefined();
     expect(defaults.vad).toEqual({ silenceMs: 600 });
+    expect(defaults.telephony.interruptMinSpeechMs).toBe(250);
     expect(defaults.recordings).toEqual({ retentionDays: 30 });
     expect(loadConfig({ STT_BASE_URL: 'http://127.0.0.1:8080/v1' }).stt).toEqual({
       baseUrl: 'http://127.0.0.1:8080/v1',

@@ -14,6 +14,7 @@ import { startLlmDouble } from './support/llm-double';
 import { completeManifest } from './support/personas';
 import { startSttDouble } from './support/stt-double';
 import { call, type Developer, newDeveloper, startTestApp, type TestApp } from './support/test-app';
+import type { LineOptions } from './support/twilio-double/line-signal';
 import { TwilioMediaStream } from './support/twilio-double/media-stream';
 
 /** Polls `check` until it holds, or fails after `ms`. */
@@ -40,6 +41,7 @@ describe('a phone call’s media stream', () => {
   let wss: WebSocketServer;
   const calls = new Map<string, PhoneCallSetup>();
   const ended: string[] = [];
+  const streams: TwilioMediaStream[] = [];
 
   beforeAll(async () => {
     llm = await startLlmDouble();
@@ -71,6 +73,7 @@ describe('a phone call’s media stream', () => {
     });
   }, 120_000);
   afterAll(async () => {
+    await Promise.all(streams.map((s) => s.stop().catch(() => undefined)));
     wss?.close();
     await worker?.stop();
     await app?.close();
@@ -79,7 +82,10 @@ describe('a phone call’s media stream', () => {
   });
 
   /** A session and its call's setup, as the calls area would give them for `callToken`. */
-  async function phoneCall(callToken: string): Promise<{ sessionId: string; stream: TwilioMediaStream }> {
+  async function phoneCall(
+    callToken: string,
+    line: LineOptions = {},
+  ): Promise<{ sessionId: string; stream: TwilioMediaStream }> {
     const res = await call(app.baseUrl, 'POST', '/api/v2/developers/sessions', {
       token: dev.testKey,
       body: { personaId, userId: '+15551230000' },
@@ -103,7 +109,9 @@ describe('a phone call’s media stream', () => {
       authToken: 'not-checked-here',
       callSid: `CA${'1'.repeat(32)}`,
       customParameters: { callToken },
+      ...line,
     });
+    streams.push(stream);
     await stream.open();
     return { sessionId, stream };
   }

@@ -158,17 +158,9 @@ export interface Config {
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
   webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
   telephony: TelephonyConfig;
-  /**
-   * Operator reviews (personas, marketplace items) are due `slaBusinessDays` business days (Monday to
-   * Friday, UTC) after submission; `slaSeconds`, when set, replaces that with a plain duration (tests,
-   * demos). Past it a review is shown as overdue.
-   */
+  /** Operator reviews are due `slaBusinessDays` business days (UTC) after submission, or `slaSeconds` (tests, demos). */
   reviews: { slaBusinessDays: number; slaSeconds?: number };
-  /**
-   * Marketplace: a removed item's existing installations keep working for `removalGraceDays` days
-   * (`MARKETPLACE_REMOVAL_GRACE_DAYS`, 30); `removalGraceSeconds`, when set, replaces that with a plain
-   * duration (tests, demos).
-   */
+  /** A removed marketplace item's installations keep working `removalGraceDays` days, or `removalGraceSeconds`. */
   marketplace: { removalGraceDays: number; removalGraceSeconds?: number };
   /** Voice sessions end after `idleTimeoutS` without a turn; their workflow continues as new every `turnsPerRun` turns. */
   sessions: { idleTimeoutS: number; turnsPerRun: number };

@@ -6,18 +6,22 @@ export const telephonyEnv = {
   TELNYX_API_BASE_URL: z.url().default('https://api.telnyx.com'),
   CARRIER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   CALL_UNCONFIRMED_WAIT_S: z.coerce.number().int().min(1).max(3600).default(60),
+  INTERRUPT_MIN_SPEECH_MS: z.coerce.number().int().min(60).max(3000).default(250),
 };
 
 /**
  * Phone calls (docs/telephony.md "Calls"): the carriers' REST API base URLs (a test points them at
  * a local carrier), the deadline of one request to them, and how long a call whose placing had an
- * unknown outcome waits for the carrier's first status callback before it ends `failed`.
+ * unknown outcome waits for the carrier's first status callback before it ends `failed`; and how
+ * long caller speech over the agent must last to interrupt it on a call (the agent's own voice
+ * coming back down the line never counts, docs/telephony.md "Line noise and echo").
  */
 export interface TelephonyConfig {
   twilioApiBaseUrl: string;
   telnyxApiBaseUrl: string;
   carrierTimeoutMs: number;
   unconfirmedCallWaitS: number;
+  interruptMinSpeechMs: number;
 }
 
 type TelephonyEnv = { [K in keyof typeof telephonyEnv]: z.infer<(typeof telephonyEnv)[K]> };
@@ -28,5 +32,6 @@ export function telephonyConfig(e: TelephonyEnv): TelephonyConfig {
     telnyxApiBaseUrl: e.TELNYX_API_BASE_URL.replace(/\/+$/, ''),
     carrierTimeoutMs: e.CARRIER_TIMEOUT_MS,
     unconfirmedCallWaitS: e.CALL_UNCONFIRMED_WAIT_S,
+    interruptMinSpeechMs: e.INTERRUPT_MIN_SPEECH_MS,
   };
 }

@@ -18,6 +18,11 @@ export interface CallerAudioHooks {
   isAgentSpeaking(): boolean;
   isBackchannel(text: string): boolean;
   interrupt(): void;
+  /**
+   * The caller's audio heard last is the agent's own voice coming back (a phone line's echo): it
+   * neither interrupts nor becomes a turn. Not asked on a live stream (a browser cancels its echo).
+   */
+  isEcho?(): boolean;
   /** A recognized utterance: the caller's next turn. */
   utterance(text: string, endedAt: number, turnId: string): void;
 }
@@ -39,6 +44,8 @@ export class CallerAudio {
   private feeding: Promise<void> = Promise.resolve();
   /** Speech heard (ms) since the caller started talking over the agent; undefined when not. */
   private overlapMs?: number;
+  /** The utterance under way: its speech, and how much of it was the agent's echo (ms). */
+  private utterance = { speechMs: 0, echoMs: 0 };
   private notConfiguredSaid = false;
   /** Recognized utterances become turns in the order they were said. */
   private delivering: Promise<void> = Promise.resolve();
@@ -50,7 +57,8 @@ export class CallerAudio {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly call: { sessionId: string; recording: boolean },
+    /** `bargeInAfterMs`: speech over the agent that interrupts it (BARGE_IN_AFTER_MS when not given). */
+    private readonly call: { sessionId: string; recording: boolean; bargeInAfterMs?: number },
     private readonly hooks: CallerAudioHooks,
   ) {
     this.stt = createSpeechToText(ctx.config.stt);
@@ -136,14 +144,23 @@ export class CallerAudio {
   }
 
   private speechStarted(): void {
+    this.utterance = { speechMs: 0, echoMs: 0 };
     if (this.hooks.isAgentSpeaking()) this.overlapMs = 0;
   }
 
-  /** Talking over the agent: once it holds BARGE_IN_AFTER_MS of speech, it is an interruption. */
+  /**
+   * Talking over the agent: once it holds BARGE_IN_AFTER_MS of speech (a phone call's own figure),
+   * with none of the agent's echo since, it is an interruption.
+   */
   private frameJudged(isSpeech: boolean, frameMs: number): void {
-    if (this.overlapMs === undefined || !isSpeech) return;
-    this.overlapMs += frameMs;
-    if (this.overlapMs >= BARGE_IN_AFTER_MS && this.hooks.isAgentSpeaking()) {
+    if (!isSpeech) return;
+    const echo = this.hooks.isEcho?.() ?? false;
+    this.utterance.speechMs += frameMs;
+    if (echo) this.utterance.echoMs += frameMs;
+    if (this.overlapMs === undefined) return;
+    // the agent's own voice coming back: the caller's talking over it starts again after it
+    this.overlapMs = echo ? 0 : this.overlapMs + frameMs;
+    if (this.overlapMs >= (this.call.bargeInAfterMs ?? BARGE_IN_AFTER_MS) && this.hooks.isAgentSpeaking()) {
       this.overlapMs = undefined;
       this.hooks.interrupt();
     }
@@ -151,6 +168,11 @@ export class CallerAudio {
 
   private speechEnded(utterance: Float32Array): void {
     this.overlapMs = undefined;
+    // mostly the agent's own voice coming back: not the caller's words
+    if (this.utterance.echoMs * 2 > this.utterance.speechMs) {
+      this.ctx.logger.debug({ sessionId: this.call.sessionId }, 'an echo of the agent was not taken');
+      return;
+    }
     const endedAt = Date.now();
     const pcm16 = float32ToPcm16(utterance);
     // transcribed at once, but taken as turns in the order they were said

@@ -5,7 +5,8 @@ const FRAME_MS = 20;
 
 /** What the playout sends on the carrier's stream, in order. */
 export interface PlayoutSink {
-  media(frame: Uint8Array): void;
+  /** A frame, and when the carrier will play it (wall clock, ms). */
+  media(frame: Uint8Array, playsAt: number): void;
   mark(name: string): void;
 }
 
@@ -87,7 +88,7 @@ export class CarrierPlayout {
       if (this.playedBy - now + FRAME_MS > this.leadMs) break;
       this.queue.shift();
       this.playedBy = Math.max(this.playedBy, now) + FRAME_MS;
-      this.sink.media(next.frame);
+      this.sink.media(next.frame, this.playedBy - FRAME_MS);
       this.stats.frames++;
       this.stats.maxLeadMs = Math.max(this.stats.maxLeadMs, this.playedBy - now);
       now = this.now();

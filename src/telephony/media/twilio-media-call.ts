@@ -8,7 +8,7 @@ import {
   STREAM_CLAIM_MS,
   StreamHold,
 } from '../../sessions';
-import { InboundPhoneAudio } from '../audio';
+import { decodeMulaw, InboundPhoneAudio } from '../audio';
 import {
   clearMessage,
   type MessageFromTwilio,
@@ -17,6 +17,7 @@ import {
   outboundMedia,
   parseMessageFromTwilio,
 } from '../twilio/media-messages';
+import { EchoGate, levelDb } from './echo-gate';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
 
@@ -54,6 +55,7 @@ export class TwilioMediaCall {
   private replyOut?: PhoneReplyOut;
   private playout?: CarrierPlayout;
   private hold?: StreamHold;
+  private readonly echoGate = new EchoGate();
   private renewTimer?: NodeJS.Timeout;
   private ending = false;
 
@@ -105,7 +107,10 @@ export class TwilioMediaCall {
   private wire(setup: PhoneCallSetup): void {
     const log = this.ctx.logger;
     this.playout = new CarrierPlayout({
-      media: (frame) => this.sendToTwilio(outboundMedia(this.streamSid!, frame)),
+      media: (frame, playsAt) => {
+        this.echoGate.agentPlayed(levelDb(frame, decodeMulaw), playsAt);
+        this.sendToTwilio(outboundMedia(this.streamSid!, frame));
+      },
       mark: (name) => this.sendToTwilio(outboundMark(this.streamSid!, name)),
     });
     const replyOut = new PhoneReplyOut(
@@ -126,21 +131,29 @@ export class TwilioMediaCall {
       },
     });
     this.conversation = conversation;
-    this.audio = new CallerAudio(this.ctx, setup, {
-      send: () => undefined,
-      error: (code, message) => log.info({ callId: setup.callId, code, message }, 'caller audio refused'),
-      isAgentSpeaking: () => conversation.speaking,
-      isBackchannel: (text) => isBackchannel(text, setup.backchannels),
-      interrupt: () => conversation.interrupt(),
-      utterance: (text, endedAt, turnId) => conversation.takeInput(text, endedAt, turnId),
-    });
+    const bargeInAfterMs = this.ctx.config.telephony.interruptMinSpeechMs;
+    this.audio = new CallerAudio(
+      this.ctx,
+      { ...setup, bargeInAfterMs },
+      {
+        send: () => undefined,
+        error: (code, message) => log.info({ callId: setup.callId, code, message }, 'caller audio refused'),
+        isAgentSpeaking: () => conversation.speaking,
+        isEcho: () => this.echoGate.echo,
+        isBackchannel: (text) => isBackchannel(text, setup.backchannels),
+        interrupt: () => conversation.interrupt(),
+        utterance: (text, endedAt, turnId) => conversation.takeInput(text, endedAt, turnId),
+      },
+    );
   }
 
   /** A caller frame (μ-law, base64): the engine hears it at 16 kHz. */
   private hear(payload: string): void {
     if (!this.inbound || !this.audio || this.ending) return;
     const pcm = this.inbound.pushBase64(payload);
-    if (pcm.length) this.audio.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    if (!pcm.length) return;
+    this.echoGate.callerHeard(levelDb(pcm));
+    this.audio.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
   }
 
   private sendToTwilio(message: MessageToTwilio): void {
