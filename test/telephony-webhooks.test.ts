@@ -1,4 +1,4 @@
-import { useStreamToken } from '../src/telephony';
+import { takeStreamToken } from '../src/telephony';
 import { placeCallOnce } from '../src/telephony/calls/call-steps';
 import { streamConnectedUpdate } from '../workflows/messages';
 import { addNumber, type CallsBench, signedPost, startCallsBench, statusCallback } from './support/calls';
@@ -228,9 +228,9 @@ describe("an incoming call (the number's inboundUrl)", () => {
     expect(await callsOf(sid)).toHaveLength(1);
     const token = callToken(answer.body)!;
     const deps = { knex: bench.app.ctx.orm.em.getConnection().getKnex(), encryptor: bench.app.ctx.encryptor };
-    expect(await useStreamToken(deps, 'call_other', token)).toBe(false);
-    expect(await useStreamToken(deps, row.id, token)).toBe(true);
-    expect(await useStreamToken(deps, row.id, token)).toBe(false);
+    expect(await takeStreamToken(deps, 'call_other', token)).toBe(false);
+    expect(await takeStreamToken(deps, row.id, token)).toBe(true);
+    expect(await takeStreamToken(deps, row.id, token)).toBe(false);
     // the stream started: the session and the answer; the caller hangs up (Twilio names the CallSid)
     const connected = await bench.app.ctx.temporal.workflow
       .getHandle(row.id)

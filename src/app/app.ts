@@ -15,11 +15,12 @@ import { ApiError, validationFailed } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
 import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
-import { type SessionStreams, sessionStreams } from '../sessions';
+import type { SessionStreams } from '../sessions';
 import { httpTelemetry } from '../telemetry/http';
 import { TELEPHONY_ROOT, telephonyWebhooks } from '../telephony';
 import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
 import { mountAreaRoutes } from './routes';
+import { streamUpgrades } from './stream-upgrades';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -115,7 +116,7 @@ export function createApp(ctx: AppContext): {
     next(new ApiError(404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
   });
   app.use(errorHandler(ctx));
-  return { app, registry, roots, streams: sessionStreams(ctx) };
+  return { app, registry, roots, streams: streamUpgrades(ctx) };
 }
 
 /**

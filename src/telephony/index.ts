@@ -7,8 +7,9 @@ export { callSessionDriver } from './calls/call-sessions';
 export type { CallSessionDriver } from './calls/call-types';
 export { mountCallRoutes } from './calls/calls.routes';
 export { createCallOutboxHandler } from './calls/outbox';
-export { readStreamToken, useStreamToken } from './calls/stream-token';
+export { readStreamToken, takeStreamToken } from './calls/stream-token';
 export { TELEPHONY_ROOT, telephonyWebhooks } from './calls/twilio-callbacks.routes';
+export { isPhoneMediaUpgrade, phoneMediaStreams } from './media/media-streams';
 export {
   type CarrierCredentials,
   openCredentials,

@@ -20,9 +20,11 @@ export interface CallsBench {
  * account the number is then on), with PUBLIC_URL its own address, and a
  * worker of its own on a task queue of its own (the run's worker has the run's configuration: it
  * would call the real Twilio). Short carrier deadlines, so the unknown-outcome path takes seconds.
+ * `env` adds to the API's environment (the LLM and speech-to-text doubles of a call that talks).
  */
 export async function startCallsBench(
   carrier: { baseUrl: string; accountSid: string; authToken: string } | undefined = undefined,
+  env: Record<string, string> = {},
 ): Promise<CallsBench> {
   const stub = await startCarrierStub();
   const app = await startTestApp({
@@ -31,6 +33,7 @@ export async function startCallsBench(
     CARRIER_TIMEOUT_MS: '1500',
     CALL_UNCONFIRMED_WAIT_S: '3',
     RATE_LIMITS: 'off',
+    ...env,
   });
   // PUBLIC_URL is where Twilio reaches the API: its address is known once it listens
   (app.ctx.config as { publicUrl?: string }).publicUrl = app.baseUrl;

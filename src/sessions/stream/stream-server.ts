@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { platformAuthenticator, requireScope } from '../../auth/platform-auth';
@@ -12,6 +12,7 @@ import {
   isDatabaseUnavailable,
 } from '../../http/database-unavailable';
 import { ApiError, notFound, planLimitReached, unauthorized } from '../../http/errors';
+import { refuseUpgrade } from '../../http/upgrade-refusal';
 import { sessionManifest } from '../../personas';
 import { voiceStreamUpgrades } from '../../telemetry/metrics';
 import { Session } from '../session.entity';
@@ -31,12 +32,7 @@ const MAX_PAYLOAD_BYTES = 4 * MAX_AUDIO_FRAME_BYTES;
  */
 function refuse(socket: Duplex, error: ApiError, retryAfterSeconds?: number): void {
   voiceStreamUpgrades.labels(refusalOutcome(error)).inc();
-  const body = JSON.stringify({ success: false, error: error.message, code: error.code });
-  const reason = http.STATUS_CODES[error.status] ?? 'Error';
-  const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
-  socket.end(
-    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retry}Connection: close\r\n\r\n${body}`,
-  );
+  refuseUpgrade(socket, error, retryAfterSeconds);
 }
 
 /** A refused upgrade as `voice_stream_upgrades_total` counts it. */

@@ -11,7 +11,7 @@ const AAD = 'call-stream-token';
 /**
  * A call's stream token: the call id and an expiry, encrypted (AES-256-GCM, so neither readable nor
  * forgeable without ENCRYPTION_KEY). It goes to the carrier in the TwiML and comes back in the media
- * stream's `start` message; the media transport checks it with `useStreamToken`.
+ * stream's `start` message; the media transport checks it with `takeStreamToken`.
  */
 export function mintStreamToken(encryptor: Encryptor, callId: string, now = Date.now()): string {
   return encryptor.encrypt(JSON.stringify({ callId, exp: now + STREAM_TOKEN_TTL_MS }), AAD);
@@ -34,7 +34,7 @@ export function readStreamToken(encryptor: Encryptor, token: string, now = Date.
  * streams racing with one token get one true). A token of another call, a forged, expired or
  * reused one: false.
  */
-export async function useStreamToken(
+export async function takeStreamToken(
   deps: { knex: Knex; encryptor: Encryptor },
   callId: string,
   token: string,

@@ -1,0 +1,110 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { streamConnectedUpdate } from '../../../workflows/messages';
+import type { AppContext } from '../../common/context';
+import type { Plan } from '../../config/env';
+import { ApiError, forbidden, notFound } from '../../http/errors';
+import { refuseUpgrade } from '../../http/upgrade-refusal';
+import { sessionManifest } from '../../personas';
+import { Session } from '../../sessions';
+import { loadCall } from '../calls/call-steps';
+import { STREAM_TOKEN_PARAMETER, takeStreamToken } from '../calls/stream-token';
+import { carrierFor } from '../carriers/carrier-for';
+import { openCredentials } from '../phone-numbers/carrier-credentials';
+import { PhoneNumber } from '../phone-numbers/phone-number.entity';
+import { publicBaseUrl } from '../phone-numbers/phone-numbers.service';
+import { type PhoneCallSetup, type StreamStart, TwilioMediaCall } from './twilio-media-call';
+
+/** A Twilio media stream's path: the call it carries (Twilio allows no query string). */
+const MEDIA_PATH = /^\/api\/v2\/telephony\/twilio\/media\/(call_[A-Za-z0-9]{1,56})$/;
+/** Twilio's media messages are small JSON (a 20 ms frame is 160 bytes, base64). */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** Whether an upgrade request is a carrier's media stream (else it is a live stream's). */
+export const isPhoneMediaUpgrade = (req: http.IncomingMessage) =>
+  MEDIA_PATH.test(new URL(req.url ?? '/', 'http://localhost').pathname);
+
+/**
+ * The upgrade is Twilio's: signed with the call's number's auth token over the stream's URL
+ * (`X-Twilio-Signature` over `wss://` + PUBLIC_URL's host + the path, as its webhooks are signed). The call id it names is checked again, with its token,
+ * when the stream starts.
+ */
+async function verifyUpgrade(ctx: AppContext, req: http.IncomingMessage, callId: string) {
+  const call = await loadCall(ctx, callId);
+  if (!call) throw notFound('Call');
+  const number = await ctx.orm.em.fork().findOne(PhoneNumber, { id: call.phone_number_id });
+  const carrier = number && carrierFor(ctx.config, openCredentials(ctx.encryptor, number));
+  // Twilio signs the stream URL as the TwiML gave it: ws:// or wss://
+  const url = publicBaseUrl(ctx.config).replace(/^http/i, 'ws') + (req.url ?? '');
+  if (!carrier?.verifyWebhook(url, req.headers, {})) throw forbidden('Invalid or missing carrier signature');
+  return call;
+}
+
+/**
+ * The stream has started: its call token is taken (once: a replayed one, or another call's, is
+ * refused), the call's workflow creates (or gives back) its session, and the session's persona says
+ * how the agent greets and speaks.
+ */
+async function connectCall(ctx: AppContext, callId: string, start: StreamStart): Promise<PhoneCallSetup> {
+  const token = start.customParameters[STREAM_TOKEN_PARAMETER] ?? '';
+  const knex = ctx.orm.em.getConnection().getKnex();
+  if (!(await takeStreamToken({ knex, encryptor: ctx.encryptor }, callId, token))) {
+    throw forbidden('The call token is not this call’s, or was used');
+  }
+  const handle = ctx.temporal.workflow.getHandle(callId);
+  const { sessionId } = await handle.executeUpdate(streamConnectedUpdate);
+  const em = ctx.orm.em.fork();
+  const session = await em.findOneOrFail(Session, { id: sessionId });
+  const manifest = await sessionManifest(em, session);
+  const account = await knex('accounts').select('plan').where({ id: session.account }).first();
+  return {
+    callId,
+    sessionId,
+    owner: { accountId: session.account, environment: session.environment },
+    plan: (account?.plan ?? 'free') as Plan,
+    greeting: session.greeting,
+    voiceId: manifest.voice?.voice_id ?? 'espeak-en-us-aria',
+    backchannels: manifest.behaviors?.backchannels ?? [],
+    recording: session.recording,
+  };
+}
+
+/**
+ * The carriers' media streams of this API process (docs/telephony.md "The protocol"), on the HTTP
+ * server's own port: each upgrade is checked against its call's carrier signature before the
+ * WebSocket opens; then a TwilioMediaCall carries the call.
+ */
+export function phoneMediaStreams(ctx: AppContext) {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+  });
+  return {
+    async handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+      socket.on('error', () => socket.destroy());
+      const match = MEDIA_PATH.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
+      if (!match) return refuseUpgrade(socket, notFound('Route'));
+      const callId = match[1];
+      try {
+        await verifyUpgrade(ctx, req, callId);
+      } catch (error) {
+        if (error instanceof ApiError) return refuseUpgrade(socket, error);
+        ctx.logger.error({ err: error, callId }, 'a phone media stream upgrade failed');
+        return refuseUpgrade(socket, new ApiError(500, 'INTERNAL', 'Internal error'));
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        new TwilioMediaCall(ctx, ws, {
+          connect: (start) => connectCall(ctx, callId, start),
+          ended: (id) => ctx.logger.info({ callId: id }, 'a phone media stream ended'),
+        });
+      });
+    },
+    /** Closes every media stream (each records its turn under way as interrupted). */
+    close(): void {
+      for (const client of wss.clients) client.close(1001, 'server shutting down');
+      wss.close();
+    },
+  };
+}
