@@ -81,6 +81,8 @@ process.on('SIGTERM', () => {
   );
   process.exit(0);
 });
-void flooder();
-void nonReader();
+// BENCH_ABUSE_ONLY=flooder|nonReader runs one of them (to see what each costs)
+const only = process.env.BENCH_ABUSE_ONLY;
+if (only !== 'nonReader') void flooder();
+if (only !== 'flooder') void nonReader();
 process.send?.('started');
