@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
   'activity.created',
   'persona.rolled_back',
   'test_run.completed',
+  'call.started',
+  'call.ended',
   'webhook.test',
 ] as const satisfies readonly EventType[];
 const _allEventTypes: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
