@@ -83,7 +83,11 @@ describe('an inbound phone call end to end', () => {
 
   it('a media stream not signed by the number’s auth token is refused (403); a used call token opens nothing', async () => {
     const number = (await api('GET', `/phone-numbers/${bench.number.id}`)).body.data;
-    const ringing = await double.dial(number.inboundUrl, { from: '+15551230001', to: number.number });
+    const ringing = await double.dial(number.inboundUrl, {
+      from: '+15551230001',
+      to: number.number,
+      statusCallback: number.statusCallbackUrl,
+    });
     const stream = await ringing.waitForStream(10_000);
     const twiml = ringing.webhookResponse!.body;
     const url = /<Stream url="([^"]+)"/.exec(twiml)![1];
@@ -108,5 +112,14 @@ describe('an inbound phone call end to end', () => {
     expect(replayed.received.media).toHaveLength(0);
     await ringing.hangUp();
     expect(stream.received.invalid).toHaveLength(0);
+    // the call and its session end before the API stops (nothing of theirs is left in flight)
+    const callId = /\/media\/(call_[A-Za-z0-9]+)$/.exec(url)![1];
+    const ended = async () => (await api('GET', `/calls/${callId}`)).body.data;
+    await until(async () => (await ended()).status === 'completed', 'the end');
+    const { sessionId } = await ended();
+    await until(
+      async () => (await api('GET', `/sessions/${sessionId}`)).body.data?.status === 'ended',
+      'the session’s end',
+    );
   }, 60_000);
 });
