@@ -187,10 +187,7 @@ export async function buildContext(
   }
 }
 
-/**
- * A worker process's work: the Temporal worker (workflows and activities on the task queue) and the
- * event dispatcher that turns the outbox into delivery workflows.
- */
+/** A worker process's work: the Temporal worker (its task queue) and the event dispatcher (the outbox). */
 export async function startWorker(
   ctx: AppContext,
   temporalAddress: string,
@@ -275,10 +272,7 @@ export function closeServer(server: http.Server, streams?: SessionStreams): Prom
   });
 }
 
-/**
- * SIGTERM/SIGINT: run `shutdown` (stop taking work, drain) and exit 0; exit 1 if it takes over 9.5 s,
- * so the process always leaves within 10 s.
- */
+/** SIGTERM/SIGINT: run `shutdown` (stop, drain) and exit 0; exit 1 past 9.5 s: the process leaves within 10 s. */
 export function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>): void {
   let stopping = false;
   const handle = (signal: NodeJS.Signals) => {
