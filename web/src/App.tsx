@@ -21,6 +21,9 @@ const MarketplacePage = lazy(() => import('./pages/Marketplace'));
 const ToolsPage = lazy(() => import('./pages/Tools'));
 const McpServerPage = lazy(() => import('./pages/McpServer'));
 const OAuthCallbackPage = lazy(() => import('./pages/tools/OAuthCallbackPage'));
+const PhoneNumbersPage = lazy(() => import('./pages/PhoneNumbers'));
+const CallsPage = lazy(() => import('./pages/Calls'));
+const CallPage = lazy(() => import('./pages/Call'));
 const ActivitiesPage = lazy(() => import('./pages/Activities'));
 const AuthCallbackPage = lazy(() => import('./pages/AuthCallback'));
 
@@ -61,6 +64,9 @@ export function App() {
           <Route path="workflows/:id/edit" element={<WorkflowBuilderPage />} />
           <Route path="sessions" element={<SessionsPage />} />
           <Route path="sessions/:id" element={<SessionPage />} />
+          <Route path="phone-numbers" element={<PhoneNumbersPage />} />
+          <Route path="calls" element={<CallsPage />} />
+          <Route path="calls/:id" element={<CallPage />} />
           <Route path="marketplace/*" element={<MarketplacePage />} />
           <Route path="tools" element={<ToolsPage />} />
           <Route path="tools/mcp-servers/:id" element={<McpServerPage />} />

@@ -23,3 +23,18 @@ export const mcpServerToolsQuery = (environment: Environment, id: string) =>
     queryFn: async () =>
       unwrap(await api.GET('/api/v2/developers/mcp-servers/{id}/tools', { params: { path: { id } } })).data,
   });
+
+/** The account's personas (GET /personas, console API: both environments), as the list. */
+export const personasQuery = () =>
+  queryOptions({
+    queryKey: ['personas'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/developers/personas')).personas,
+  });
+
+/** The environment's phone numbers (GET /phone-numbers, first 100), newest first, as the list. */
+export const phoneNumbersQuery = (environment: Environment) =>
+  queryOptions({
+    queryKey: ['phone-numbers', environment],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/phone-numbers', { params: { query: { limit: 100 } } })).data,
+  });

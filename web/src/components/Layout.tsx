@@ -37,6 +37,8 @@ const NAV = [
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/sessions', label: 'Sessions' },
+  { to: '/phone-numbers', label: 'Phone numbers' },
+  { to: '/calls', label: 'Calls' },
   { to: '/marketplace', label: 'Marketplace' },
 ];
 

@@ -91,6 +91,12 @@ const STATUS_COLORS: Record<string, string> = {
   unknown: 'gray.8',
   expired: WARN,
   revoked: 'gray.8',
+  queued: 'blue.9',
+  ringing: 'blue.9',
+  'in-progress': GOOD,
+  busy: WARN,
+  'no-answer': WARN,
+  canceled: 'gray.8',
 };
 
 /**

@@ -3,6 +3,7 @@ import { lazy, type ReactNode, Suspense, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import type { components } from '../api/schema';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
+import { PlaceCallDialog } from './calls/PlaceCallDialog';
 import { DeletePersonaDialog } from './personas/DeletePersonaDialog';
 import { LeaveGuard } from './personas/LeaveGuard';
 import { ManifestTabs } from './personas/ManifestTabs';
@@ -99,6 +100,7 @@ function PersonaActions(props: {
   persona: Persona;
   calling: boolean;
   onCall(): void;
+  onPhoneCall(): void;
   canSubmit: boolean;
   submit: PersonaQueries['submit'];
   unpublish: PersonaQueries['unpublish'];
@@ -109,6 +111,9 @@ function PersonaActions(props: {
     <>
       <Button variant="default" aria-expanded={props.calling} onClick={props.onCall}>
         {props.calling ? 'Close test call' : 'Test call'}
+      </Button>
+      <Button variant="default" onClick={props.onPhoneCall}>
+        Call a number
       </Button>
       {EDITABLE_STATUSES.includes(p.status) ? (
         <Button onClick={() => submit.mutate()} disabled={!props.canSubmit} loading={submit.isPending}>
@@ -135,12 +140,14 @@ function PersonaActions(props: {
  * and listing every error and warning; a draft the server refuses stays in this browser until saved
  * or discarded, and leaving with unsaved changes asks first; its test scenarios and runs (Tests);
  * its approved versions, their differences, rollback and revising the published one (Versions).
- * Above the tabs: submit, review notes, unpublish; a test call with it (drafts too).
+ * Above the tabs: submit, review notes, unpublish; a test call with it (drafts too); a phone call
+ * from one of the account's numbers (Call a number).
  */
 export default function PersonaPage() {
   const { id = '' } = useParams();
   const [deleting, setDeleting] = useState(false);
   const [calling, setCalling] = useState(false);
+  const [phoning, setPhoning] = useState(false);
   // once unpublished, the editor refills from the server (the callback runs after both hooks are set up)
   const { persona, validation, submit, unpublish } = usePersona(id, () => manifest.reload());
   const manifest = useManifestEditor(id, persona.data);
@@ -180,6 +187,7 @@ export default function PersonaPage() {
             persona={p}
             calling={calling}
             onCall={() => setCalling(!calling)}
+            onPhoneCall={() => setPhoning(true)}
             canSubmit={canSubmit}
             submit={submit}
             unpublish={unpublish}
@@ -203,6 +211,12 @@ export default function PersonaPage() {
       ) : null}
       <PersonaTabs tabs={tabs} />
       <LeaveGuard unsaved={editable && manifest.unsaved} />
+      <PlaceCallDialog
+        personaId={p.id}
+        personaName={p.name || p.id}
+        opened={phoning}
+        onClose={() => setPhoning(false)}
+      />
       <DeletePersonaDialog id={id} persona={p} opened={deleting} onClose={() => setDeleting(false)} />
     </>
   );

@@ -29,7 +29,7 @@ function useRecording(sessionId: string, index: number, side: Side) {
 }
 
 /** A blob as an object URL while the component shows it (revoked after). */
-function useObjectUrl(blob: Blob | null | undefined): string | undefined {
+export function useObjectUrl(blob: Blob | null | undefined): string | undefined {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
     if (!blob) return;
