@@ -10,7 +10,8 @@ import { speakWithEspeak } from '../support/espeak-speech';
 import jestGlobalSetup from '../support/global-setup';
 import jestGlobalTeardown from '../support/global-teardown';
 import { startSttDouble } from '../support/stt-double';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { startTwilioDouble } from '../support/twilio-double';
 import { CALLER_WORDS } from './support';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -20,7 +21,9 @@ const ROOT = path.resolve(__dirname, '../..');
  * PostgreSQL database with migrations and worker, plus one API instance on a free port serving the
  * console built from web/ (rebuilt first unless CONSOLE_PREBUILT=1, as .ci/run sets after `npm run build`).
  * The API's model is the jest setup's LLM double (scripted over HTTP, below) and its speech-to-text a
- * transcription double that hears CALLER_WORDS, what the fake microphone says (CALLER_WAV).
+ * transcription double that hears CALLER_WORDS, what the fake microphone says (CALLER_WAV). Twilio is
+ * the Twilio double (test/support/twilio-double.ts): a number added with its account's credentials
+ * (VP_BROWSER_TWILIO_ACCOUNT_SID, VP_BROWSER_TWILIO_AUTH_TOKEN) places calls that it answers.
  */
 export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
@@ -32,12 +35,15 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   await writeCallerSpeech(CALLER_WAV!);
   await jestGlobalSetup();
   const stt = await startSttDouble({ transcript: CALLER_WORDS });
+  const twilio = await startTwilioDouble();
   const app = await startTestApp({
     TEMPORAL_UI_URL: process.env.VP_TEST_TEMPORAL_UI ?? '',
     LLM_BASE_URL: process.env.VP_TEST_LLM_BASE_URL!,
     LLM_MODEL: 'test-model',
     STT_BASE_URL: stt.baseUrl,
+    TWILIO_API_BASE_URL: twilio.baseUrl,
   });
+  pointCallsAt(app, twilio.baseUrl);
   // the demo shop's MCP server, as `npm start` serves it (the template's agent looks orders up there)
   const demo = await serveDemoMcp({ host: '127.0.0.1', port: 0 });
   app.ctx.demoMcpUrl = demo.url;
@@ -45,14 +51,29 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   process.env.VP_BROWSER_BASE_URL = app.baseUrl;
   process.env.VP_BROWSER_DATA_DIR = app.dataDir;
   process.env.VP_BROWSER_LLM_CONTROL = control.url;
+  process.env.VP_BROWSER_TWILIO_ACCOUNT_SID = twilio.accountSid;
+  process.env.VP_BROWSER_TWILIO_AUTH_TOKEN = twilio.authToken;
   return async () => {
     await new Promise((resolve) => control.server.close(resolve));
+    await twilio.close();
     await app.close();
     await demo.close();
     await stt.close();
     await jestGlobalTeardown();
     fs.rmSync(CALLER_WAV!, { force: true });
   };
+}
+
+/**
+ * Calls reach the API and the carrier as they would in production: PUBLIC_URL (where the carrier
+ * posts its callbacks and opens the media stream, and what it signs) is the API's address, known once
+ * it listens, and the run's worker, which places the calls, asks the Twilio double.
+ */
+function pointCallsAt(app: TestApp, twilioBaseUrl: string): void {
+  const worker = ((globalThis as Record<string, unknown>).__VP_TEST__ as { ctx: TestApp['ctx'] }).ctx;
+  for (const config of [app.ctx.config, worker.config] as { publicUrl?: string }[])
+    config.publicUrl = app.baseUrl;
+  (worker.config.telephony as { twilioApiBaseUrl: string }).twilioApiBaseUrl = twilioBaseUrl;
 }
 
 /**
