@@ -13,7 +13,7 @@ export class Account {
   /** A persona submission whose test suite fails is rejected at once (GET/PATCH /settings). */
   requirePassingTests = false;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const AccountSchema = new EntitySchema<Account>({

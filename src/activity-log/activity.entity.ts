@@ -20,7 +20,7 @@ export class Activity {
   personaId?: string | null;
   occurredAt!: Date;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const ActivitySchema = new EntitySchema<Activity>({

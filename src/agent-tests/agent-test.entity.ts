@@ -15,7 +15,7 @@ export class TestScenario {
   name!: string;
   definition!: ScenarioDefinition;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const TestScenarioSchema = new EntitySchema<TestScenario>({
@@ -60,7 +60,7 @@ export class TestRun {
   workflowStartedAt?: Date | null;
   completedAt?: Date | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const TestRunSchema = new EntitySchema<TestRun>({

@@ -53,7 +53,7 @@ export class McpServer {
   toolsFetchedAt?: Date | null;
   serverInfo?: Record<string, unknown> | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const McpServerSchema = new EntitySchema<McpServer>({

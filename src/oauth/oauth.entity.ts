@@ -19,7 +19,7 @@ export class OAuthProvider {
   scopes!: string[];
   authorizeParams?: Record<string, string> | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const OAuthProviderSchema = new EntitySchema<OAuthProvider>({
@@ -85,7 +85,7 @@ export class OAuthToken {
   expiresAt?: Date | null;
   status: StoredTokenStatus = 'active';
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const OAuthTokenSchema = new EntitySchema<OAuthToken>({

@@ -42,7 +42,7 @@ export class Persona {
    */
   liveVersion?: number | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const PersonaSchema = new EntitySchema<Persona>({

@@ -12,7 +12,7 @@ export class Secret {
   name!: string;
   ciphertext!: string;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const SecretSchema = new EntitySchema<Secret>({

@@ -47,7 +47,7 @@ export class Session {
    */
   testRunId?: string | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const SessionSchema = new EntitySchema<Session>({

@@ -19,7 +19,7 @@ export class Tool {
   config!: Record<string, unknown>;
   parameters!: Record<string, unknown>;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const ToolSchema = new EntitySchema<Tool>({

@@ -24,7 +24,7 @@ export class WorkflowDefinition {
   edges!: GraphEdge[];
   version = 1;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const WorkflowDefinitionSchema = new EntitySchema<WorkflowDefinition>({

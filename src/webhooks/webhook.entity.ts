@@ -36,7 +36,7 @@ export class Webhook {
   /** Set when a delivery exhausts its attempts; cleared by the next successful delivery. */
   failing = false;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const WebhookSchema = new EntitySchema<Webhook>({

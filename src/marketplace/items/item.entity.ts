@@ -15,7 +15,7 @@ export class MarketplacePublisher {
   verified = false;
   verifiedAt?: Date | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const MarketplacePublisherSchema = new EntitySchema<MarketplacePublisher>({
@@ -83,7 +83,7 @@ export class MarketplaceItem {
   removedAt?: Date | null;
   statusBeforeRemoval?: ItemStatus | null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const MarketplaceItemSchema = new EntitySchema<MarketplaceItem>({

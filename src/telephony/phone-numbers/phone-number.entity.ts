@@ -26,7 +26,7 @@ export class PhoneNumber {
   /** The carrier credentials as JSON, encrypted (phoneNumberCredentialsAad). */
   credentialsCiphertext!: string;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const PhoneNumberSchema = new EntitySchema<PhoneNumber>({
