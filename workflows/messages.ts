@@ -134,8 +134,17 @@ export interface CallState {
 
 /** A carrier status callback: merged forward-only, deduplicated (a signal: the carrier is not kept waiting). */
 export const carrierStatusSignal = defineSignal<[CarrierStatus]>('carrierStatus');
-/** POST /calls/:id/hangup: hangs up through the carrier (a call not placed yet is canceled); answers the state. */
-export const hangupUpdate = defineUpdate<CallState, []>('hangup');
+/**
+ * Why the platform hangs up a call: `hangup` (POST /calls/:id/hangup), `idle_timeout` (its session
+ * idled out: nothing said on either side), `session_ended` (its session was ended through the API).
+ */
+export type HangupReason = 'hangup' | 'idle_timeout' | 'session_ended';
+/**
+ * Hangs up through the carrier (a call not placed yet is canceled); answers the state. The reason
+ * becomes the call's `endedReason` (`hangup` when none is given: an update sent before the reason
+ * existed carries no argument).
+ */
+export const hangupUpdate = defineUpdate<CallState, [{ reason?: HangupReason }]>('hangup');
 /**
  * The media transport's: the carrier's stream started. Creates the call's session (once; a second
  * call answers the same id) and answers it.

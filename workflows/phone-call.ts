@@ -1,4 +1,12 @@
-import { condition, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   advances,
@@ -13,6 +21,7 @@ import {
   type CarrierStatus,
   callStateQuery,
   carrierStatusSignal,
+  type HangupReason,
   hangupUpdate,
   streamConnectedUpdate,
 } from './messages';
@@ -48,7 +57,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   });
   const state: CallState = { status: input.status, sessionId: null, carrierCallId: null, endedReason: null };
   const pending: CarrierStatus[] = [];
-  let stopReason: 'hangup' | 'max_duration' | undefined;
+  let stopReason: StopReason | undefined;
   let hangUpSent = false;
   let session: Promise<{ sessionId: string }> | undefined;
 
@@ -56,22 +65,34 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   setHandler(carrierStatusSignal, (s) => {
     pending.push(s);
   });
-  setHandler(hangupUpdate, async () => {
-    stopReason ??= 'hangup';
+  setHandler(hangupUpdate, async (asked?: { reason?: HangupReason }) => {
+    stopReason ??= asked?.reason ?? 'hangup';
     await condition(() => hangUpSent || state.endedReason !== null);
     return state;
   });
-  setHandler(streamConnectedUpdate, async () => {
-    // the stream runs only on an answered call (an inbound call's carrier may never say `answered`)
-    pending.push({ status: 'in-progress', at: new Date().toISOString() });
-    session ??= steps.connectCallSession({ callId: input.callId });
-    const connected = await session;
-    state.sessionId = connected.sessionId;
-    return connected;
-  });
+  setHandler(
+    streamConnectedUpdate,
+    async () => {
+      // the stream runs only on an answered call (an inbound call's carrier may never say `answered`)
+      pending.push({ status: 'in-progress', at: new Date().toISOString() });
+      session ??= steps.connectCallSession({ callId: input.callId });
+      const connected = await session;
+      state.sessionId = connected.sessionId;
+      return connected;
+    },
+    {
+      // a stream that connects after the call ended starts no session
+      validator: () => {
+        if (state.endedReason !== null)
+          throw ApplicationFailure.nonRetryable('The call has ended', 'CallEnded');
+      },
+    },
+  );
 
   // the state says ended once the row does: a hang-up answered then reads the call ended
   const finish = async (status: CallStatus, endedReason: string, extra: Partial<CarrierStatus> = {}) => {
+    // a session still starting (the stream connected as the call ended) is ended with the call
+    if (session && patched('call-finish-waits-for-session')) await session.catch(() => undefined);
     await steps.finishCall({
       callId: input.callId,
       status,
@@ -118,8 +139,11 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   return state;
 }
 
+/** Why the platform ends a call: a hang-up asked (and why), or the `maxDurationS` timer. */
+type StopReason = HangupReason | 'max_duration';
+
 interface Follow {
-  stopReason(): 'hangup' | 'max_duration' | undefined;
+  stopReason(): StopReason | undefined;
   setStopReason(reason: 'max_duration'): void;
   hangUp(): Promise<void>;
   recordStatus(s: CarrierStatus): Promise<void>;

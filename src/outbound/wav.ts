@@ -23,14 +23,27 @@ const HEADER_BYTES = 44;
 const FORMAT_PCM = 1;
 
 /**
- * A mono PCM16 little-endian WAV file of `pcm` at `sampleRate` Hz: the standard 44-byte RIFF header
- * (`RIFF`, `WAVE`, a 16-byte `fmt ` chunk, `data`), then the samples.
+ * A PCM16 little-endian WAV file of `pcm` at `sampleRate` Hz (`channels` interleaved, mono by
+ * default): the header `wavHeader` writes, then the samples.
  */
-export function pcm16ToWav(pcm: Int16Array, sampleRate: number): Uint8Array {
+export function pcm16ToWav(pcm: Int16Array, sampleRate: number, channels = 1): Uint8Array {
+  if (!Number.isInteger(channels) || channels < 1 || pcm.length % channels !== 0)
+    throw new RangeError(`${pcm.length} samples are not ${channels} interleaved channels`);
+  const bytes = new Uint8Array(HEADER_BYTES + pcm.length * 2);
+  bytes.set(wavHeader(pcm.length * 2, sampleRate, channels));
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < pcm.length; i++) view.setInt16(HEADER_BYTES + i * 2, pcm[i], true);
+  return bytes;
+}
+
+/**
+ * The standard 44-byte RIFF header of a PCM16 WAV file whose samples take `dataBytes` (`RIFF`,
+ * `WAVE`, a 16-byte `fmt ` chunk, `data`): written first when the samples are streamed after it.
+ */
+export function wavHeader(dataBytes: number, sampleRate: number, channels = 1): Uint8Array {
   if (!Number.isInteger(sampleRate) || sampleRate <= 0)
     throw new RangeError(`sample rate must be a positive integer, not ${sampleRate}`);
-  const dataBytes = pcm.length * 2;
-  const bytes = new Uint8Array(HEADER_BYTES + dataBytes);
+  const bytes = new Uint8Array(HEADER_BYTES);
   const view = new DataView(bytes.buffer);
   const ascii = (offset: number, text: string) => {
     for (let i = 0; i < text.length; i++) bytes[offset + i] = text.charCodeAt(i);
@@ -41,14 +54,13 @@ export function pcm16ToWav(pcm: Int16Array, sampleRate: number): Uint8Array {
   ascii(12, 'fmt ');
   view.setUint32(16, 16, true); // fmt chunk size
   view.setUint16(20, FORMAT_PCM, true);
-  view.setUint16(22, 1, true); // channels
+  view.setUint16(22, channels, true);
   view.setUint32(24, sampleRate, true);
-  view.setUint32(28, sampleRate * 2, true); // bytes per second
-  view.setUint16(32, 2, true); // bytes per frame
+  view.setUint32(28, sampleRate * 2 * channels, true); // bytes per second
+  view.setUint16(32, 2 * channels, true); // bytes per frame
   view.setUint16(34, 16, true); // bits per sample
   ascii(36, 'data');
   view.setUint32(40, dataBytes, true);
-  for (let i = 0; i < pcm.length; i++) view.setInt16(HEADER_BYTES + i * 2, pcm[i], true);
   return bytes;
 }
 

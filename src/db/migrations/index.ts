@@ -26,6 +26,7 @@ import { Migration20261129060000LiveStreamLeases } from './Migration202611290600
 import { Migration20261129070000LiveStreamCooldowns } from './Migration20261129070000LiveStreamCooldowns';
 import { Migration20261129080000PhoneNumbers } from './Migration20261129080000PhoneNumbers';
 import { Migration20261129090000Calls } from './Migration20261129090000Calls';
+import { Migration20261129100000CallRecordings } from './Migration20261129100000CallRecordings';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -56,4 +57,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129070000LiveStreamCooldowns', class: Migration20261129070000LiveStreamCooldowns },
   { name: 'Migration20261129080000PhoneNumbers', class: Migration20261129080000PhoneNumbers },
   { name: 'Migration20261129090000Calls', class: Migration20261129090000Calls },
+  { name: 'Migration20261129100000CallRecordings', class: Migration20261129100000CallRecordings },
 ];

@@ -89,7 +89,8 @@ export async function finishCall(deps: Deps, input: CallEnd): Promise<void> {
 /**
  * The call's session, created once (the media stream started): the sessions area's own start, with
  * the other party's number as `userId` and `channel: phone`, then kept on the call. A second call
- * answers the same id; of two racing, the one that lost ends its session again.
+ * answers the same id; of two racing, the one that lost ends its session again, as does one that
+ * finds the call ended meanwhile.
  */
 export async function connectCallSession(
   deps: Deps,
@@ -113,8 +114,10 @@ export async function connectCallSession(
   });
   const knex = knexOf(deps);
   await knex.raw(`update sessions set channel = 'phone' where id = ?`, [sessionId]);
+  // kept only on a call still going: a call that ended meanwhile leaves this session ended
   const { rows } = await knex.raw<{ rows: { id: string }[] }>(
-    'update calls set session_id = ?, updated_at = now() where id = ? and session_id is null returning id',
+    `update calls set session_id = ?, updated_at = now()
+       where id = ? and session_id is null and ended_at is null returning id`,
     [sessionId, call.id],
   );
   if (rows.length === 1) return { sessionId };

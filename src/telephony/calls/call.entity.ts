@@ -30,6 +30,7 @@ export class Call {
     | 'placingStartedAt'
     | 'streamTokenUsedAt'
     | 'workflowStartedAt'
+    | 'recordedAt'
     | 'createdAt'
     | 'updatedAt';
   id: string = newId('call');
@@ -53,8 +54,10 @@ export class Call {
   placingStartedAt: Date | null = null;
   streamTokenUsedAt: Date | null = null;
   workflowStartedAt: Date | null = null;
+  /** When the call's recording began (its first chunk was kept); null when it has none. */
+  recordedAt: Date | null = null;
   createdAt: Date = new Date();
-  updatedAt: Date = new Date();
+  updatedAt: Date = new Date(this.createdAt);
 }
 
 export const CallSchema = new EntitySchema<Call>({
@@ -84,6 +87,7 @@ export const CallSchema = new EntitySchema<Call>({
     placingStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     streamTokenUsedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    recordedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     ...timestampProperties(),
   },
 });

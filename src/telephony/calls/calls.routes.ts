@@ -2,8 +2,15 @@ import type { PlatformAuth } from '../../auth/platform-auth';
 import type { AppContext } from '../../common/context';
 import type { ApiRoot } from '../../http/api-router';
 import { ok, paged } from '../../http/envelope';
-import { CallEnvelope, CallIdParams, CallList, ListCallsQuery, PlaceCallBody } from './calls.schemas';
-import { getCall, hangUpCall, listCalls, placeCall } from './calls.service';
+import {
+  CallEnvelope,
+  CallIdParams,
+  CallList,
+  CallRecording,
+  ListCallsQuery,
+  PlaceCallBody,
+} from './calls.schemas';
+import { getCall, hangUpCall, listCalls, placeCall, sendRecording } from './calls.service';
 
 /** Calls (docs/api-contract.md "Calls"): outbound calls placed, and every call listed, inbound too. */
 export function mountCallRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
@@ -52,5 +59,19 @@ export function mountCallRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext
       params: CallIdParams,
       success: { description: 'The call', schema: CallEnvelope },
       handler: async ({ auth, params }) => ok(await hangUpCall(ctx, em(), auth, params.id)),
+    })
+    .route({
+      method: 'get',
+      path: '/calls/:id/recording',
+      summary: "A call's recording (WAV, two channels)",
+      description:
+        "With the persona's `recording` on: the whole call, 8 kHz, the caller's side left and the agent's right, on one timeline (the agent's audio as the caller heard it: what a barge-in cut off is not in it). Written while the call goes on, five seconds at a time; kept RECORDING_RETENTION_DAYS. 404 when there is none.",
+      scope: 'phone:read',
+      params: CallIdParams,
+      success: { description: '`audio/wav`', schema: CallRecording },
+      handler: async ({ auth, params, res }) => {
+        await sendRecording(em(), auth, params.id, res);
+        return '';
+      },
     });
 }

@@ -66,16 +66,22 @@ export const CallRecord = z
     durationS: z.number().int().nullable().meta({ description: "The carrier's call duration, once ended" }),
     endedReason: z.string().nullable().meta({
       description:
-        "completed, busy, no_answer, canceled, hangup, max_duration, carrier_unreachable, failed, or carrier_refused: and the carrier's message",
+        "completed, busy, no_answer, canceled, hangup, max_duration, idle_timeout, session_ended, carrier_unreachable, failed, or carrier_refused: and the carrier's message",
     }),
     carrierCallId: z
       .string()
       .nullable()
       .meta({ description: "The carrier's id of the call (Twilio's CallSid)" }),
+    recordingUrl: z.string().nullable().meta({
+      description:
+        "The call's two-channel recording (GET it: WAV, the caller left, the agent right), once it began; null without one",
+      example: '/api/v2/developers/calls/call_8fQm…/recording',
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })
   .meta({ id: 'Call', description: 'A phone call, inbound or outbound' });
 
 export const CallEnvelope = envelopeOf(CallRecord);
+export const CallRecording = z.string().meta({ description: 'The recording: `audio/wav`', format: 'binary' });
 export const CallList = pagedEnvelopeOf(CallRecord);

@@ -1,13 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Response } from 'express';
 import { hangupUpdate } from '../../../workflows/messages';
 import type { PlatformAuth } from '../../auth/platform-auth';
 import type { AppContext } from '../../common/context';
 import { findOwned, listOwned } from '../../common/owned';
 import type { Owner } from '../../common/owner';
-import { ApiError, conflict } from '../../http/errors';
+import { ApiError, conflict, notFound } from '../../http/errors';
 import { personaForSession } from '../../personas';
 import { findPhoneNumber } from '../phone-numbers/phone-numbers.service';
+import { sendCallRecording } from '../recordings/call-recordings';
 import { Call } from './call.entity';
 import { checkCallCaps, checkDestination } from './call-limits';
 import { finishCall } from './call-records';
@@ -33,6 +35,7 @@ export function callView(c: Call) {
     durationS: c.durationS,
     endedReason: c.endedReason,
     carrierCallId: c.carrierCallId,
+    recordingUrl: c.recordedAt ? `/api/v2/developers/calls/${c.id}/recording` : null,
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };
@@ -67,11 +70,6 @@ export async function placeCall(
   input: PlaceCallInput,
 ) {
   const number = await findPhoneNumber(em, auth, input.phoneNumberId);
-  if (number.provider !== 'twilio') {
-    throw conflict(
-      `Calls are placed through Twilio numbers only for now; ${number.id} is on ${number.provider}`,
-    );
-  }
   const personaId = input.personaId ?? number.personaId;
   if (!personaId) throw conflict(`Phone number ${number.id} has no persona: name one with personaId`);
   await personaForSession(em, { accountId: auth.accountId, environment: auth.environment, personaId });
@@ -130,6 +128,12 @@ export async function getCall(em: EntityManager, owner: Owner, id: string) {
   return callView(await findCall(em, owner, id));
 }
 
+/** GET /calls/:id/recording: the call's two-channel WAV; 404 when it has none. */
+export async function sendRecording(em: EntityManager, owner: Owner, id: string, res: Response) {
+  await findCall(em, owner, id);
+  if (!(await sendCallRecording(em.getConnection().getKnex(), id, res))) throw notFound('Recording');
+}
+
 /**
  * POST /calls/:id/hangup: hangs up through the call's workflow, which asks the carrier; a call not
  * placed yet is canceled (here, when its workflow never started). An ended call answers as it is
@@ -140,7 +144,7 @@ export async function hangUpCall(ctx: AppContext, em: EntityManager, owner: Owne
   if (isTerminal(call.status)) return callView(call);
   try {
     await ctx.temporal.withAbortSignal(AbortSignal.timeout(HANGUP_WAIT_MS), () =>
-      ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate),
+      ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate, { args: [{ reason: 'hangup' }] }),
     );
   } catch (error) {
     if (error instanceof WorkflowNotFoundError && !call.workflowStartedAt && !call.placingStartedAt) {
