@@ -7,7 +7,8 @@ import { WebSocketServer } from 'ws';
 import { startWorker } from '../src/app/runtime';
 import { resamplePcm16 } from '../src/outbound/wav';
 import { decodeMulaw } from '../src/telephony/audio';
-import { type PhoneCallSetup, TwilioMediaCall } from '../src/telephony/media/twilio-media-call';
+import { CarrierMediaCall, type PhoneCallSetup } from '../src/telephony/media/carrier-media-call';
+import { twilioMediaProtocol } from '../src/telephony/twilio/media-protocol';
 import { TEST_ENV } from './support/env';
 import { speakWithEspeak } from './support/espeak-speech';
 import { startLlmDouble } from './support/llm-double';
@@ -28,7 +29,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
 
 /**
  * A phone call's media stream over the turn engine (issue 39 items 2 and 5): the Twilio double's
- * stream (paced μ-law frames of eSpeak speech, marks echoed once played) against TwilioMediaCall,
+ * stream (paced μ-law frames of eSpeak speech, marks echoed once played) against CarrierMediaCall (Twilio's protocol),
  * with the call's session found by a stand-in for the calls area (its `connect`).
  */
 describe('a phone call’s media stream', () => {
@@ -62,9 +63,9 @@ describe('a phone call’s media stream', () => {
     wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise((r) => wss.once('listening', r));
     wss.on('connection', (ws) => {
-      new TwilioMediaCall(app.ctx, ws, {
+      new CarrierMediaCall(app.ctx, ws, twilioMediaProtocol, {
         connect: async (start) => {
-          const setup = calls.get(start.customParameters.callToken ?? '');
+          const setup = calls.get(start.callToken);
           if (!setup) throw new Error('unknown call token');
           return setup;
         },

@@ -8,7 +8,7 @@ export type { CallSessionDriver } from './calls/call-types';
 export { mountCallRoutes } from './calls/calls.routes';
 export { createCallOutboxHandler } from './calls/outbox';
 export { readStreamToken, takeStreamToken } from './calls/stream-token';
-export { TELEPHONY_ROOT, telephonyWebhooks } from './calls/twilio-callbacks.routes';
+export { TELEPHONY_ROOT, telephonyWebhooks } from './calls/telephony-webhooks.routes';
 export { isPhoneMediaUpgrade, phoneMediaStreams } from './media/media-streams';
 export {
   type CarrierCredentials,

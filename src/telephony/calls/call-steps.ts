@@ -6,10 +6,10 @@ import { eventRow, insertEventsSql } from '../../events/emit';
 import { CarrierRefusedError, CarrierUnknownOutcomeError } from '../carriers/carrier';
 import { carrierFor } from '../carriers/carrier-for';
 import { openCredentials } from '../phone-numbers/carrier-credentials';
-import { PhoneNumber } from '../phone-numbers/phone-number.entity';
+import { type Carrier, PhoneNumber } from '../phone-numbers/phone-number.entity';
 import { publicBaseUrl, statusCallbackUrlOf } from '../phone-numbers/phone-numbers.service';
 import type { CallStatus } from './call-statuses';
-import { mintStreamToken, STREAM_TOKEN_PARAMETER } from './stream-token';
+import { mintStreamToken } from './stream-token';
 
 /** How placing a call went: placed (the carrier's id), refused (nothing placed, why), or unknown. */
 export type PlaceOutcome =
@@ -40,9 +40,9 @@ export async function loadCall(ctx: Pick<CoreContext, 'orm'>, callId: string): P
   return rows[0];
 }
 
-/** The media stream URL of a call: ws:// under an http PUBLIC_URL, wss:// under https. */
-export const mediaStreamUrlOf = (config: CoreContext['config'], callId: string) =>
-  `${publicBaseUrl(config).replace(/^http/i, 'ws')}/api/v2/telephony/twilio/media/${callId}`;
+/** The media stream URL of a call on `provider`'s line: ws:// under an http PUBLIC_URL, wss:// under https. */
+export const mediaStreamUrlOf = (config: CoreContext['config'], callId: string, provider: Carrier) =>
+  `${publicBaseUrl(config).replace(/^http/i, 'ws')}/api/v2/telephony/${provider}/media/${callId}`;
 
 /** The number's carrier client, with its decrypted credentials. */
 async function carrierOfNumber(ctx: CoreContext, phoneNumberId: string) {
@@ -82,8 +82,8 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
       callId: call.id,
       from: call.from,
       to: call.to,
-      streamUrl: mediaStreamUrlOf(ctx.config, call.id),
-      streamParameters: { [STREAM_TOKEN_PARAMETER]: mintStreamToken(ctx.encryptor, call.id) },
+      streamUrl: mediaStreamUrlOf(ctx.config, call.id, found.number.provider),
+      callToken: mintStreamToken(ctx.encryptor, call.id),
       statusCallbackUrl: `${statusCallbackUrlOf(ctx.config, found.number)}?callId=${call.id}`,
     });
     await knex.raw('update calls set carrier_call_id = ? where id = ? and carrier_call_id is null', [

@@ -75,16 +75,40 @@ async function callFor(ctx: AppContext, number: PhoneNumber, personaId: string, 
   return call;
 }
 
+/** An incoming call admitted: its id, and what connects its media stream (URL and call token). */
+export interface AdmittedCall {
+  callId: string;
+  streamUrl: string;
+  callToken: string;
+}
+
 /**
- * Answers a signed incoming call (docs/telephony.md "Calls"): the call row and its workflow, and
- * TwiML that connects the call to its media stream with its call token; or, for a number that
- * cannot answer, a polite `<Say>` and `<Hangup/>` (nothing created).
+ * Admits a signed incoming call (docs/telephony.md "Calls"), whatever its carrier: the call row and
+ * its workflow, and its stream URL and call token; undefined for a number that cannot answer (no
+ * persona, or one a live number may not use), and nothing is created.
+ */
+export async function admitIncomingCall(
+  ctx: AppContext,
+  number: PhoneNumber,
+  incoming: IncomingCall,
+): Promise<AdmittedCall | undefined> {
+  const personaId = await answeringPersona(ctx, number);
+  if (!personaId) return undefined;
+  const call = await callFor(ctx, number, personaId, incoming);
+  return {
+    callId: call.id,
+    streamUrl: mediaStreamUrlOf(ctx.config, call.id, number.provider),
+    callToken: mintStreamToken(ctx.encryptor, call.id),
+  };
+}
+
+/**
+ * Answers a signed incoming Twilio call: TwiML that connects the call to its media stream with its
+ * call token as a `<Parameter>`; or, for a number that cannot answer, a polite `<Say>` and
+ * `<Hangup/>` (nothing created).
  */
 export async function answerIncomingCall(ctx: AppContext, number: PhoneNumber, incoming: IncomingCall) {
-  const personaId = await answeringPersona(ctx, number);
-  if (!personaId) return sayAndHangUpTwiml(CANNOT_ANSWER);
-  const call = await callFor(ctx, number, personaId, incoming);
-  return connectStreamTwiml(mediaStreamUrlOf(ctx.config, call.id), {
-    [STREAM_TOKEN_PARAMETER]: mintStreamToken(ctx.encryptor, call.id),
-  });
+  const admitted = await admitIncomingCall(ctx, number, incoming);
+  if (!admitted) return sayAndHangUpTwiml(CANNOT_ANSWER);
+  return connectStreamTwiml(admitted.streamUrl, { [STREAM_TOKEN_PARAMETER]: admitted.callToken });
 }

@@ -1,13 +1,20 @@
 import type { Config } from '../../config/env';
 import type { CarrierCredentials } from '../phone-numbers/carrier-credentials';
 import type { CarrierClient } from './carrier';
+import { telnyxCarrier } from './telnyx';
 import { twilioCarrier } from './twilio';
 
-/** The client of a number's carrier, with its credentials; undefined for a carrier not yet supported (Telnyx). */
+/** The client of a number's carrier (its `provider`), with its credentials. */
 export function carrierFor(
   config: Pick<Config, 'telephony' | 'outbound'>,
   credentials: CarrierCredentials,
 ): CarrierClient | undefined {
-  if (credentials.provider === 'twilio') return twilioCarrier(config, credentials);
-  return undefined;
+  switch (credentials.provider) {
+    case 'twilio':
+      return twilioCarrier(config, credentials);
+    case 'telnyx':
+      return telnyxCarrier(config, credentials);
+    default:
+      return undefined;
+  }
 }

@@ -1,8 +1,10 @@
 /**
- * What the platform asks of a carrier (docs/telephony.md "Calls"): place a call, hang one up, and
- * tell whether a webhook is the carrier's. One implementation per carrier (twilio.ts); a third
- * carrier is one new file.
+ * What the platform asks of a carrier (docs/telephony.md "Calls"): place a call, hang one up, tell
+ * whether a webhook or a media stream's upgrade is the carrier's, and speak the carrier's media
+ * stream protocol. One implementation per carrier (twilio.ts, telnyx.ts), each with its protocol
+ * folder (../twilio, ../telnyx); a third carrier is one new file here and its folder.
  */
+import type { StreamMessageError } from './stream-frames';
 
 /** An outbound call to place. */
 export interface CallToPlace {
@@ -12,8 +14,8 @@ export interface CallToPlace {
   to: string;
   /** The media stream WebSocket the call is connected to once answered (no query string). */
   streamUrl: string;
-  /** Handed back in the stream's start message (the call token). */
-  streamParameters: Record<string, string>;
+  /** The call token, handed back in the stream's start message. */
+  callToken: string;
   /** Where the carrier posts the call's status changes (names the call in its query). */
   statusCallbackUrl: string;
 }
@@ -40,15 +42,49 @@ export class CarrierUnknownOutcomeError extends Error {
   }
 }
 
+/** A request as the carrier sent it: its full public URL, its headers, and its body as received. */
+export interface CarrierRequest {
+  url: string;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The raw body (a form for Twilio, JSON for Telnyx; empty for a WebSocket upgrade). */
+  rawBody: string;
+}
+
+/** A carrier's media stream message, as the call's transport needs it. */
+export type CarrierMediaEvent =
+  | { event: 'start'; streamId: string; callToken: string }
+  | { event: 'media'; payload: string }
+  | { event: 'mark'; name: string }
+  | { event: 'dtmf'; digit: string }
+  | { event: 'stop' }
+  /** The carrier reports a problem with the stream (logged). */
+  | { event: 'error'; detail: string }
+  /** A message with nothing to act on (`connected`, the outbound track). */
+  | { event: 'ignored' };
+
+/** A carrier's media stream protocol: its frames in, the platform's frames out (one JSON text frame each). */
+export interface CarrierMediaProtocol {
+  parse(frame: Buffer): { ok: true; event: CarrierMediaEvent } | { ok: false; error: StreamMessageError };
+  /** μ-law 8 kHz audio to play to the caller. */
+  media(streamId: string, mulaw: Uint8Array): string;
+  /** Echoed once the audio sent before it has played. */
+  mark(streamId: string, name: string): string;
+  /** Drops the audio the carrier holds unplayed (it echoes the pending marks). */
+  clear(streamId: string): string;
+}
+
 export interface CarrierClient {
   /** Places the call; answers the carrier's id of it. */
   placeCall(call: CallToPlace): Promise<{ carrierCallId: string }>;
   /** Ends a call under way (or cancels one still ringing). */
   hangUp(carrierCallId: string): Promise<void>;
-  /** Whether a webhook request (its full URL as the carrier requested it, headers and form) is the carrier's. */
-  verifyWebhook(
-    url: string,
-    headers: Record<string, string | string[] | undefined>,
-    params: Record<string, string | string[]>,
-  ): boolean;
+  /** Whether a webhook request is the carrier's (its signature). */
+  verifyWebhook(request: CarrierRequest): boolean;
+  /**
+   * Whether a media stream's WebSocket upgrade may open: the carrier's signature where it signs
+   * upgrades (Twilio); where it does not (Telnyx), the call token in the stream's start decides.
+   */
+  verifyMediaUpgrade(request: Omit<CarrierRequest, 'rawBody'>): boolean;
+  /** The carrier's media stream messages. */
+  readonly media: CarrierMediaProtocol;
 }

@@ -1,11 +1,14 @@
 import type { Config } from '../../config/env';
 import { OutboundError, sendOutbound } from '../../outbound/http';
-import { TWILIO_SIGNATURE_HEADER, verifyTwilioSignature } from '../twilio/signature';
+import { STREAM_TOKEN_PARAMETER } from '../calls/stream-token';
+import { twilioMediaProtocol } from '../twilio/media-protocol';
+import { paramsOfForm, TWILIO_SIGNATURE_HEADER, verifyTwilioSignature } from '../twilio/signature';
 import { connectStreamTwiml } from '../twilio/twiml';
 import {
   type CallToPlace,
   type CarrierClient,
   CarrierRefusedError,
+  type CarrierRequest,
   CarrierUnknownOutcomeError,
 } from './carrier';
 
@@ -66,12 +69,19 @@ export function twilioCarrier(
     return response.body;
   }
 
+  function verify(url: string, headers: CarrierRequest['headers'], rawBody: string): boolean {
+    const signature = headers[TWILIO_SIGNATURE_HEADER];
+    const params = paramsOfForm(new URLSearchParams(rawBody));
+    const given = typeof signature === 'string' ? signature : undefined;
+    return verifyTwilioSignature(credentials.authToken, given, url, params);
+  }
+
   return {
     async placeCall(call: CallToPlace) {
       const form = new URLSearchParams({
         To: call.to,
         From: call.from,
-        Twiml: connectStreamTwiml(call.streamUrl, call.streamParameters),
+        Twiml: connectStreamTwiml(call.streamUrl, { [STREAM_TOKEN_PARAMETER]: call.callToken }),
         StatusCallback: call.statusCallbackUrl,
         StatusCallbackMethod: 'POST',
       });
@@ -89,14 +99,9 @@ export function twilioCarrier(
         new URLSearchParams({ Status: 'completed' }),
       );
     },
-    verifyWebhook(url, headers, params) {
-      const signature = headers[TWILIO_SIGNATURE_HEADER];
-      return verifyTwilioSignature(
-        credentials.authToken,
-        typeof signature === 'string' ? signature : undefined,
-        url,
-        params,
-      );
-    },
+    verifyWebhook: ({ url, headers, rawBody }) => verify(url, headers, rawBody),
+    // Twilio signs the stream's upgrade as a webhook without a body: over the stream URL alone
+    verifyMediaUpgrade: ({ url, headers }) => verify(url, headers, ''),
+    media: twilioMediaProtocol,
   };
 }

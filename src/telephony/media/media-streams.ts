@@ -9,16 +9,17 @@ import { refuseUpgrade } from '../../http/upgrade-refusal';
 import { sessionManifest } from '../../personas';
 import { Session } from '../../sessions';
 import { loadCall } from '../calls/call-steps';
-import { STREAM_TOKEN_PARAMETER, takeStreamToken } from '../calls/stream-token';
+import { takeStreamToken } from '../calls/stream-token';
+import type { CarrierClient } from '../carriers/carrier';
 import { carrierFor } from '../carriers/carrier-for';
 import { openCredentials } from '../phone-numbers/carrier-credentials';
 import { PhoneNumber } from '../phone-numbers/phone-number.entity';
 import { publicBaseUrl } from '../phone-numbers/phone-numbers.service';
-import { type PhoneCallSetup, type StreamStart, TwilioMediaCall } from './twilio-media-call';
+import { CarrierMediaCall, type PhoneCallSetup, type StreamStart } from './carrier-media-call';
 
-/** A Twilio media stream's path: the call it carries (Twilio allows no query string). */
-const MEDIA_PATH = /^\/api\/v2\/telephony\/twilio\/media\/(call_[A-Za-z0-9]{1,56})$/;
-/** Twilio's media messages are small JSON (a 20 ms frame is 160 bytes, base64). */
+/** A carrier's media stream path: the carrier, and the call it carries (no query string). */
+const MEDIA_PATH = /^\/api\/v2\/telephony\/([a-z]{2,20})\/media\/(call_[A-Za-z0-9]{1,56})$/;
+/** The carriers' media messages are small JSON (a 20 ms frame is 160 bytes, base64). */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 
 /** Whether an upgrade request is a carrier's media stream (else it is a live stream's). */
@@ -26,19 +27,23 @@ export const isPhoneMediaUpgrade = (req: http.IncomingMessage) =>
   MEDIA_PATH.test(new URL(req.url ?? '/', 'http://localhost').pathname);
 
 /**
- * The upgrade is Twilio's: signed with the call's number's auth token over the stream's URL
- * (`X-Twilio-Signature` over `wss://` + PUBLIC_URL's host + the path, as its webhooks are signed). The call id it names is checked again, with its token,
- * when the stream starts.
+ * The upgrade names a call of a number on the path's carrier, and is that carrier's: Twilio signs
+ * it with the number's auth token over the stream's URL (`X-Twilio-Signature` over `ws(s)://` +
+ * PUBLIC_URL's host + the path, as its webhooks are signed); Telnyx does not sign it. Either way the
+ * call token in the stream's `start` is checked, once, before anything is heard or said. Answers
+ * the call's carrier, whose protocol the stream speaks.
  */
-async function verifyUpgrade(ctx: AppContext, req: http.IncomingMessage, callId: string) {
+async function verifyUpgrade(ctx: AppContext, req: http.IncomingMessage, provider: string, callId: string) {
   const call = await loadCall(ctx, callId);
   if (!call) throw notFound('Call');
   const number = await ctx.orm.em.fork().findOne(PhoneNumber, { id: call.phone_number_id });
-  const carrier = number && carrierFor(ctx.config, openCredentials(ctx.encryptor, number));
-  // Twilio signs the stream URL as the TwiML gave it: ws:// or wss://
+  if (!number || number.provider !== provider) throw notFound('Call');
+  const carrier = carrierFor(ctx.config, openCredentials(ctx.encryptor, number));
+  // the carrier requested the stream URL as the platform gave it: ws:// or wss://
   const url = publicBaseUrl(ctx.config).replace(/^http/i, 'ws') + (req.url ?? '');
-  if (!carrier?.verifyWebhook(url, req.headers, {})) throw forbidden('Invalid or missing carrier signature');
-  return call;
+  if (!carrier?.verifyMediaUpgrade({ url, headers: req.headers }))
+    throw forbidden('Invalid or missing carrier signature');
+  return carrier;
 }
 
 /**
@@ -47,9 +52,8 @@ async function verifyUpgrade(ctx: AppContext, req: http.IncomingMessage, callId:
  * how the agent greets and speaks.
  */
 async function connectCall(ctx: AppContext, callId: string, start: StreamStart): Promise<PhoneCallSetup> {
-  const token = start.customParameters[STREAM_TOKEN_PARAMETER] ?? '';
   const knex = ctx.orm.em.getConnection().getKnex();
-  if (!(await takeStreamToken({ knex, encryptor: ctx.encryptor }, callId, token))) {
+  if (!(await takeStreamToken({ knex, encryptor: ctx.encryptor }, callId, start.callToken))) {
     throw forbidden('The call token is not this call’s, or was used');
   }
   const handle = ctx.temporal.workflow.getHandle(callId);
@@ -71,9 +75,10 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
 }
 
 /**
- * The carriers' media streams of this API process (docs/telephony.md "The protocol"), on the HTTP
- * server's own port: each upgrade is checked against its call's carrier signature before the
- * WebSocket opens; then a TwilioMediaCall carries the call.
+ * The carriers' media streams of this API process (docs/telephony.md "The media stream"), on the
+ * HTTP server's own port, at `/api/v2/telephony/<carrier>/media/<call id>`: each upgrade is checked
+ * against its call and carrier before the WebSocket opens; then a CarrierMediaCall carries the call
+ * in its carrier's protocol.
  */
 export function phoneMediaStreams(ctx: AppContext) {
   const wss = new WebSocketServer({
@@ -86,16 +91,17 @@ export function phoneMediaStreams(ctx: AppContext) {
       socket.on('error', () => socket.destroy());
       const match = MEDIA_PATH.exec(new URL(req.url ?? '/', 'http://localhost').pathname);
       if (!match) return refuseUpgrade(socket, notFound('Route'));
-      const callId = match[1];
+      const [, provider, callId] = match;
+      let carrier: CarrierClient;
       try {
-        await verifyUpgrade(ctx, req, callId);
+        carrier = await verifyUpgrade(ctx, req, provider, callId);
       } catch (error) {
         if (error instanceof ApiError) return refuseUpgrade(socket, error);
         ctx.logger.error({ err: error, callId }, 'a phone media stream upgrade failed');
         return refuseUpgrade(socket, new ApiError(500, 'INTERNAL', 'Internal error'));
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        new TwilioMediaCall(ctx, ws, {
+        new CarrierMediaCall(ctx, ws, carrier.media, {
           connect: (start) => connectCall(ctx, callId, start),
           ended: (id) => ctx.logger.info({ callId: id }, 'a phone media stream ended'),
         });

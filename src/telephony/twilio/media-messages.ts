@@ -8,6 +8,7 @@
  * only, so the platform and the tests' carrier double share the schemas and types.
  */
 import { z } from 'zod';
+import { type ParsedStreamMessage, parseStreamFrame } from '../carriers/stream-frames';
 
 /** The only audio format Twilio streams: μ-law, 8 000 Hz, one channel (`start.mediaFormat`). */
 export const TWILIO_MEDIA_FORMAT = { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } as const;
@@ -132,49 +133,16 @@ export const clearMessage = (streamSid: string): MessageToTwilio => ({ event: 'c
 
 // --- parsing
 
-/** Why a text frame is not a message: not one JSON object, an unknown `event`, or fields that do not fit. */
-export type StreamMessageErrorName = 'NOT_JSON' | 'UNKNOWN_EVENT' | 'INVALID_MESSAGE';
-export interface StreamMessageError {
-  name: StreamMessageErrorName;
-  /** The problem, field by field (`media.payload: …`). */
-  message: string;
-}
-export type ParsedStreamMessage<T> = { ok: true; message: T } | { ok: false; error: StreamMessageError };
-
-function parseFrame<T>(
-  text: string | Buffer,
-  events: readonly string[],
-  schema: z.ZodType<T>,
-): ParsedStreamMessage<T> {
-  const fail = (name: StreamMessageErrorName, message: string) => ({
-    ok: false as const,
-    error: { name, message },
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(typeof text === 'string' ? text : text.toString('utf8'));
-  } catch {
-    return fail('NOT_JSON', 'A text frame must hold one JSON object');
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    return fail('NOT_JSON', 'A text frame must hold one JSON object');
-  const event = (json as { event?: unknown }).event;
-  if (typeof event !== 'string' || !events.includes(event)) {
-    const got = typeof event === 'string' ? ` (got "${event.slice(0, 40)}")` : '';
-    return fail('UNKNOWN_EVENT', `event: must be one of ${events.join(', ')}${got}`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`);
-    return fail('INVALID_MESSAGE', problems.join('; '));
-  }
-  return { ok: true, message: parsed.data };
-}
+export type {
+  ParsedStreamMessage,
+  StreamMessageError,
+  StreamMessageErrorName,
+} from '../carriers/stream-frames';
 
 /** A text frame Twilio sent, as a typed message or the named reason it is not one. */
 export const parseMessageFromTwilio = (text: string | Buffer): ParsedStreamMessage<MessageFromTwilio> =>
-  parseFrame(text, EVENTS_FROM_TWILIO, MessageFromTwilio);
+  parseStreamFrame(text, EVENTS_FROM_TWILIO, MessageFromTwilio);
 
 /** A text frame sent to Twilio (what the tests' carrier double reads), as a typed message or why not. */
 export const parseMessageToTwilio = (text: string | Buffer): ParsedStreamMessage<MessageToTwilio> =>
-  parseFrame(text, EVENTS_TO_TWILIO, MessageToTwilio);
+  parseStreamFrame(text, EVENTS_TO_TWILIO, MessageToTwilio);

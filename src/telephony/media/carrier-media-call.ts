@@ -9,45 +9,39 @@ import {
   StreamHold,
 } from '../../sessions';
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
-import {
-  clearMessage,
-  type MessageFromTwilio,
-  type MessageToTwilio,
-  outboundMark,
-  outboundMedia,
-  parseMessageFromTwilio,
-} from '../twilio/media-messages';
+import type { CarrierMediaEvent, CarrierMediaProtocol } from '../carriers/carrier';
 import { EchoGate, levelDb } from './echo-gate';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
 
-/** What the call's stream learns when Twilio starts it: the conversation it carries. */
+/** What the call's stream learns when the carrier starts it: the conversation it carries. */
 export interface PhoneCallSetup extends ConversationSession {
   callId: string;
   /** Keep each turn's audio (the session's `recording`). */
   recording: boolean;
 }
 
-/** The `start` message's identities, for finding the call (its token is a custom parameter). */
-export type StreamStart = Extract<MessageFromTwilio, { event: 'start' }>['start'];
+/** The `start` message, as far as finding the call goes: the stream's id and the call token. */
+export type StreamStart = Omit<Extract<CarrierMediaEvent, { event: 'start' }>, 'event'>;
 
 /** What a media stream asks of the calls it belongs to. */
 export interface MediaCallDeps {
   /** Checks the stream's call token and gives the call's conversation; throws to refuse the stream. */
   connect(start: StreamStart): Promise<PhoneCallSetup>;
-  /** The line is gone (Twilio's `stop`, or the socket closed). */
+  /** The line is gone (the carrier's `stop`, or the socket closed). */
   ended(callId: string): void;
 }
 
 /**
- * One phone call's Twilio media stream (docs/telephony.md "The protocol"): Twilio's JSON messages in
- * and out of the same turn engine the live stream uses. The caller's μ-law frames become the engine's
+ * One phone call's media stream (docs/telephony.md "The media stream"), whatever its carrier: the
+ * carrier's JSON messages, read and written by its protocol (`CarrierMediaProtocol`: Twilio's,
+ * Telnyx's), in and out of the same turn engine the live stream uses. The caller's μ-law frames become the engine's
  * 16 kHz audio (speech detection, transcription, barge-in); the conversation's replies go back as
  * μ-law frames paced ahead of playback, a `mark` after each segment (the echo says it was heard),
  * and `clear` when the caller interrupts. The call holds its session like a live stream does.
  */
-export class TwilioMediaCall {
-  private streamSid?: string;
+export class CarrierMediaCall {
+  private streamId?: string;
   private setup?: PhoneCallSetup;
   private conversation?: Conversation;
   private audio?: CallerAudio;
@@ -62,6 +56,7 @@ export class TwilioMediaCall {
   constructor(
     private readonly ctx: AppContext,
     private readonly ws: WebSocket,
+    private readonly protocol: CarrierMediaProtocol,
     private readonly deps: MediaCallDeps,
   ) {
     ws.on('message', (data) => this.receive(data as Buffer));
@@ -70,7 +65,7 @@ export class TwilioMediaCall {
   }
 
   private receive(data: Buffer): void {
-    const parsed = parseMessageFromTwilio(data);
+    const parsed = this.protocol.parse(data);
     if (!parsed.ok) {
       this.ctx.logger.warn(
         { error: parsed.error, callId: this.setup?.callId },
@@ -78,21 +73,23 @@ export class TwilioMediaCall {
       );
       return;
     }
-    const message = parsed.message;
+    const message = parsed.event;
+    const callId = this.setup?.callId;
     if (message.event === 'start') void this.start(message).catch((error) => this.refuse(error));
-    else if (message.event === 'media') this.hear(message.media.payload);
-    else if (message.event === 'mark') this.replyOut?.confirmed(message.mark.name);
+    else if (message.event === 'media') this.hear(message.payload);
+    else if (message.event === 'mark') this.replyOut?.confirmed(message.name);
     else if (message.event === 'stop') void this.end();
-    else if (message.event === 'dtmf') {
-      this.ctx.logger.info({ callId: this.setup?.callId, digit: message.dtmf.digit }, 'a key was pressed');
-    }
+    else if (message.event === 'dtmf')
+      this.ctx.logger.info({ callId, digit: message.digit }, 'a key was pressed');
+    else if (message.event === 'error')
+      this.ctx.logger.warn({ callId, detail: message.detail }, 'the carrier reports a stream error');
   }
 
   /** The stream starts: the call's conversation is found, its session held, and the caller greeted. */
-  private async start(message: Extract<MessageFromTwilio, { event: 'start' }>): Promise<void> {
-    if (this.streamSid) return;
-    this.streamSid = message.start.streamSid;
-    const setup = await this.deps.connect(message.start);
+  private async start({ streamId, callToken }: StreamStart): Promise<void> {
+    if (this.streamId) return;
+    this.streamId = streamId;
+    const setup = await this.deps.connect({ streamId, callToken });
     this.setup = setup;
     this.hold = new StreamHold(this.ctx, { sessionId: setup.sessionId, claimId: setup.callId });
     if (!(await this.hold.claimSession())) throw new Error(`session ${setup.sessionId} is held elsewhere`);
@@ -109,13 +106,13 @@ export class TwilioMediaCall {
     this.playout = new CarrierPlayout({
       media: (frame, playsAt) => {
         this.echoGate.agentPlayed(levelDb(frame, decodeMulaw), playsAt);
-        this.sendToTwilio(outboundMedia(this.streamSid!, frame));
+        this.sendToCarrier(this.protocol.media(this.streamId!, frame));
       },
-      mark: (name) => this.sendToTwilio(outboundMark(this.streamSid!, name)),
+      mark: (name) => this.sendToCarrier(this.protocol.mark(this.streamId!, name)),
     });
     const replyOut = new PhoneReplyOut(
       this.playout,
-      () => this.sendToTwilio(clearMessage(this.streamSid!)),
+      () => this.sendToCarrier(this.protocol.clear(this.streamId!)),
       (error) => log.warn({ err: error, callId: setup.callId }, 'reply audio could not go to the carrier'),
     );
     this.replyOut = replyOut;
@@ -156,8 +153,8 @@ export class TwilioMediaCall {
     this.audio.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
   }
 
-  private sendToTwilio(message: MessageToTwilio): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(message));
+  private sendToCarrier(text: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
   }
 
   /** The stream could not start (a bad call token, a session held elsewhere): it closes. */
