@@ -46,7 +46,7 @@ describe('verifyTelnyxSignature', () => {
     const keys = (await webcrypto.subtle.generateKey({ name: 'Ed25519' }, true, [
       'sign',
       'verify',
-    ])) as webcrypto.CryptoKeyPair;
+    ])) as unknown as webcrypto.CryptoKeyPair;
     const raw = Buffer.from(await webcrypto.subtle.exportKey('raw', keys.publicKey)).toString('base64');
     const signed = new TextEncoder().encode(`${ts}|${body}`);
     const theirs = Buffer.from(await webcrypto.subtle.sign('Ed25519', keys.privateKey, signed)).toString(
