@@ -44,6 +44,9 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   ['/console/tools?tab=secrets', 'Tools'],
   ['/console/tools?tab=oauth', 'Tools'],
   ['/console/activities', 'Activities'],
+  ['/console/phone-numbers', 'Phone numbers'],
+  ['/console/calls', 'Calls'],
+  [`/console/calls/${s.callId}`, `Call ${s.callId}`],
 ];
 
 /** The pages docs/console.md shows a picture of, by path (ids as `<prefix>_id`), and the picture's name. */
@@ -61,6 +64,8 @@ const DOC_SHOTS: Record<string, string> = {
   '/console/tools/mcp-servers/mcp_id': 'mcp-server',
   '/console/activities': 'activities',
   '/console/marketplace': 'marketplace',
+  '/console/phone-numbers': 'phone-numbers',
+  '/console/calls/call_id': 'call',
 };
 
 async function settle(page: Page, heading: string | RegExp) {
@@ -112,7 +117,7 @@ for (const width of [1280, 390]) {
       expect(await cutBadges(page), `${path}: status badges cut at ${width} px`).toEqual([]);
       await expectAccessible(page, `${path} at ${width} px`);
       // `VP_DOCS_SCREENSHOTS=<dir>`: the pictures docs/console.md shows, made from this run's pages
-      const shot = DOC_SHOTS[path.replace(/(persona|wf|mcp|sess|wh)_[A-Za-z0-9]+/g, '$1_id')];
+      const shot = DOC_SHOTS[path.replace(/(persona|wf|mcp|sess|wh|call)_[A-Za-z0-9]+/g, '$1_id')];
       if (process.env.VP_DOCS_SCREENSHOTS && width === 1280 && shot) {
         await page.screenshot({ path: `${process.env.VP_DOCS_SCREENSHOTS}/console-${shot}.png` });
       }

@@ -1,14 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { completeManifest } from '../support/personas';
-import { api, devToken, expectAccessible, newEmail, signIn } from './support';
-
-/** The Twilio double's account (global-setup.ts): numbers on it place calls that the double answers. */
-function twilioAccount() {
-  const accountSid = process.env.VP_BROWSER_TWILIO_ACCOUNT_SID;
-  const authToken = process.env.VP_BROWSER_TWILIO_AUTH_TOKEN;
-  if (!accountSid || !authToken) throw new Error('the Twilio double is not running: run through playwright');
-  return { accountSid, authToken };
-}
+import { api, devToken, expectAccessible, newEmail, signIn, twilioAccount } from './support';
 
 /** A valid US number no other test of the run has. */
 const usNumber = () => `+1415555${String(1000 + Math.floor(Math.random() * 9000))}`;

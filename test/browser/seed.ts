@@ -1,6 +1,7 @@
 import { expect } from '@playwright/test';
 import { completeManifest } from '../support/personas';
-import { api, apiKey, devToken, TEST_ADMIN_TOKEN } from './support';
+import { eventually } from '../support/receiver';
+import { api, apiKey, devToken, TEST_ADMIN_TOKEN, twilioAccount } from './support';
 
 /** What an account made through the APIs holds, so every console page has something to show. */
 export interface Seeded {
@@ -14,6 +15,9 @@ export interface Seeded {
   toolId: string;
   /** The registered MCP server (the test's), for its page. */
   mcpServerId: string;
+  phoneNumberId: string;
+  /** A call from that number, answered by the Twilio double, then hung up. */
+  callId: string;
 }
 
 const OK = (res: { status: number; body: unknown }, what: string) => {
@@ -139,6 +143,7 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
   });
   await v2('POST', `/webhooks/${webhook.id}/test`);
 
+  const { phoneNumberId, callId } = await seedCall(v2, personaId);
   const toolId = `sum-${Date.now().toString(36)}`;
   await publishedTool({ id: me.publisherId, name: email }, toolId, mcpUrl);
   return {
@@ -151,5 +156,30 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
     webhookId: webhook.id,
     toolId,
     mcpServerId: mcpServer.id,
+    phoneNumberId,
+    callId,
   };
+}
+
+type V2 = (method: string, path: string, body?: unknown) => Promise<any>;
+
+/**
+ * A Twilio number on the Twilio double's account with the persona, and a call from it that the
+ * double answers; hung up and ended before this returns (no call outlives the run's API).
+ */
+async function seedCall(v2: V2, personaId: string): Promise<{ phoneNumberId: string; callId: string }> {
+  const number = await v2('POST', '/phone-numbers', {
+    number: `+1415555${String(1000 + Math.floor(Math.random() * 9000))}`,
+    provider: 'twilio',
+    personaId,
+    name: 'Support line',
+    credentials: twilioAccount(),
+  });
+  const placed = await v2('POST', '/calls', { phoneNumberId: number.id, to: '+14155550143' });
+  const reached = (status: string) =>
+    eventually(async () => (await v2('GET', `/calls/${placed.id}`)).status === status, 30_000);
+  await reached('in-progress');
+  await v2('POST', `/calls/${placed.id}/hangup`);
+  await reached('completed');
+  return { phoneNumberId: number.id, callId: placed.id };
 }

@@ -81,3 +81,11 @@ export async function apiKey(email: string, environment: 'live' | 'test' = 'live
 export function api<T = any>(method: string, path: string, opts: Parameters<typeof call>[3] = {}) {
   return call<T>(baseUrl(), method, path, opts);
 }
+
+/** The Twilio double's account (global-setup.ts): a number on it places calls that the double answers. */
+export function twilioAccount(): { accountSid: string; authToken: string } {
+  const accountSid = process.env.VP_BROWSER_TWILIO_ACCOUNT_SID;
+  const authToken = process.env.VP_BROWSER_TWILIO_AUTH_TOKEN;
+  if (!accountSid || !authToken) throw new Error('the Twilio double is not running: run through playwright');
+  return { accountSid, authToken };
+}

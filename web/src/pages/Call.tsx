@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, environmentStore, unwrap } from '../api/client';
 import { backoffPolling } from '../api/polling';
+import { personasQuery } from '../api/queries';
 import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../components/ui';
 import { useStoredValue } from '../store';
 import { CallActions } from './calls/CallActions';
@@ -38,10 +39,12 @@ export default function CallPage() {
       unwrap(await api.GET('/api/v2/developers/calls/{id}', { params: { path: { id } } })).data,
     refetchInterval: backoffPolling((c) => c !== undefined && !callEnded(c)),
   });
+  const personas = useQuery(personasQuery());
   if (call.isPending) return <PageLoader />;
   if (!call.data) return <ErrorAlert error={call.error} title="The call did not load" />;
   const c = call.data;
   const ended = callEnded(c);
+  const persona = personas.data?.find((p) => p.id === c.personaId);
   return (
     <>
       <Anchor component={Link} to="/calls" size="sm">
@@ -54,7 +57,7 @@ export default function CallPage() {
             <StatusBadge status={c.status} /> {c.direction} · from <Code>{c.from}</Code> to{' '}
             <Code>{c.to}</Code> · persona{' '}
             <Anchor component={Link} to={`/personas/${c.personaId}`} underline="always">
-              {c.personaId}
+              {persona?.name || c.personaId}
             </Anchor>{' '}
             · placed {formatTime(c.createdAt)} · {callDuration(c)}
             {ended ? ` · ended: ${endedReasonText(c.endedReason)}` : ''}
