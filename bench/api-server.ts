@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   const { app, streams } = createApp(ctx);
   // steady state: the speech threads' one-time warm-up (started by the app) is over before measuring
   await ctx.speech.warmed();
-  const api = await listen(app, '127.0.0.1', 0, streams);
+  // BENCH_API_PORT: a port chosen beforehand (bench:phone's PUBLIC_URL names it); else any free one
+  const api = await listen(app, '127.0.0.1', Number(process.env.BENCH_API_PORT ?? 0), streams);
 
   const bareApp = express();
   bareApp.get('/bare', (_req, res) => {

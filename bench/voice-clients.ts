@@ -3,8 +3,10 @@
  * `ws` package), each turn timed from the client's end of input to its first reply audio byte.
  */
 import WebSocket from 'ws';
+import { streamChatCompletion } from '../src/outbound/model-stream';
 import { ServerMessage } from '../src/sessions/stream/protocol';
 import { VoiceStreamClient, type WebSocketLike } from '../src/sessions/stream/voice-stream-client';
+import { SpeechSegmenter } from '../src/voices/segmenter';
 
 export interface TimedTurn {
   /** End of input (text sent, or the utterance's last audio frame) → first reply audio byte. */
@@ -106,4 +108,24 @@ export async function sendSpeech(client: VoiceStreamClient, pcm: Int16Array, spe
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     client.sendAudio(pcm.slice(i, i + frame));
   }
+}
+
+/** The model's time to its first speakable segment, streamed from the double directly (the floor). */
+export async function firstSegment(llmBase: string): Promise<{ elapsed: number; text: string }> {
+  const t0 = performance.now();
+  const segmenter = new SpeechSegmenter();
+  const controller = new AbortController();
+  for await (const event of streamChatCompletion({
+    url: `${llmBase}/chat/completions`,
+    headers: {},
+    body: { model: 'm', messages: [{ role: 'user', content: 'Where is my order?' }] },
+    signal: controller.signal,
+  })) {
+    const segment = event.type === 'delta' ? segmenter.push(event.text)[0] : segmenter.flush()[0];
+    if (segment) {
+      controller.abort();
+      return { elapsed: performance.now() - t0, text: segment };
+    }
+  }
+  throw new Error('the model said nothing');
 }

@@ -3,12 +3,10 @@ import path from 'node:path';
 import { signDevToken } from '../src/auth/dev-idp';
 import { loadConfig } from '../src/config/env';
 import { createLogger } from '../src/logging/logger';
-import { streamChatCompletion } from '../src/outbound/model-stream';
 import { createSpeechToText } from '../src/outbound/transcription';
 import { resamplePcm16 } from '../src/outbound/wav';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
-import { SpeechSegmenter } from '../src/voices/segmenter';
 import { SpeechSynthesizer } from '../src/voices/speech';
 import { speakWithEspeak } from '../test/support/espeak-speech';
 import { startLlmDouble } from '../test/support/llm-double';
@@ -23,7 +21,7 @@ import {
   runBench,
 } from './support';
 import { abusiveAccount, underAbuse } from './voice-abuse';
-import { openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
+import { firstSegment, openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
 
 /**
  * bench:voice — the live voice stream (docs/voice-stream.md), against the platform as `npm start`
@@ -194,26 +192,6 @@ async function measure(
   progress('under abuse (another account floods frames on one stream and never reads another)');
   const abuse = await underAbuse(base, key, session, await abusiveAccount(base, dataDir));
   report({ floorText, floorSpeech, textTurns, speechTurns, rest, concurrent, abuse });
-}
-
-/** The model's time to its first speakable segment, streamed from the double directly. */
-async function firstSegment(llmBase: string): Promise<{ elapsed: number; text: string }> {
-  const t0 = performance.now();
-  const segmenter = new SpeechSegmenter();
-  const controller = new AbortController();
-  for await (const event of streamChatCompletion({
-    url: `${llmBase}/chat/completions`,
-    headers: {},
-    body: { model: 'm', messages: [{ role: 'user', content: 'Where is my order?' }] },
-    signal: controller.signal,
-  })) {
-    const segment = event.type === 'delta' ? segmenter.push(event.text)[0] : segmenter.flush()[0];
-    if (segment) {
-      controller.abort();
-      return { elapsed: performance.now() - t0, text: segment };
-    }
-  }
-  throw new Error('the model said nothing');
 }
 
 /**
