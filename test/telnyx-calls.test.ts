@@ -178,3 +178,25 @@ describe('Telnyx webhooks are signed', () => {
     await reaches(id, 'canceled');
   });
 });
+
+describe('incoming Telnyx calls a number cannot take', () => {
+  it('a number without a persona rejects the call through Call Control, creating nothing', async () => {
+    const other = await addTelnyxNumber(bench, double);
+    const personaId = (await api('GET', `/phone-numbers/${other.id}`)).body.data.personaId;
+    const gone = await call(bench.app.baseUrl, 'DELETE', `/api/v1/developers/personas/${personaId}`, {
+      token: bench.dev.token,
+    });
+    expect(gone.status).toBe(200);
+    const before = (await api('GET', '/calls?direction=inbound')).body.data.length;
+    const ringing = await double.dial(other.inboundUrl, { from: '+15551239100', to: other.number });
+    expect(ringing.webhooks[0]?.status).toBe(204);
+    expect(ringing.commands).toEqual([
+      { action: 'reject', body: { cause: 'CALL_REJECTED', command_id: ringing.webhooks[0]!.eventId } },
+    ]);
+    expect(await ringing.ended).toBe('call_rejected');
+    // its call.hangup finds no call, and is taken all the same
+    await eventually(async () => ringing.webhooks.at(-1)?.status === 204 || undefined);
+    expect(ringing.webhooks.map((w) => w.eventType)).toEqual(['call.initiated', 'call.hangup']);
+    expect((await api('GET', '/calls?direction=inbound')).body.data).toHaveLength(before);
+  });
+});
