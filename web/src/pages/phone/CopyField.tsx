@@ -1,4 +1,4 @@
-import { Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
+import { Button, Code, CopyButton, Group, Stack, Text, VisuallyHidden } from '@mantine/core';
 
 /** A value to paste elsewhere (a URL for the carrier's console), labelled, with a copy button. */
 export function CopyField({ label, value, testId }: { label: string; value: string; testId?: string }) {
@@ -13,8 +13,9 @@ export function CopyField({ label, value, testId }: { label: string; value: stri
         </Code>
         <CopyButton value={value}>
           {({ copied, copy }) => (
-            <Button size="compact-xs" variant="default" onClick={copy} aria-label={`Copy ${label}`}>
+            <Button size="compact-xs" variant="default" onClick={copy}>
               {copied ? 'Copied' : 'Copy'}
+              <VisuallyHidden> {label}</VisuallyHidden>
             </Button>
           )}
         </CopyButton>
