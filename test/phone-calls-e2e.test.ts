@@ -2,7 +2,7 @@
  * @jest-environment ./test/support/native-arrays-environment.js
  */
 
-import { resamplePcm16 } from '../src/outbound/wav';
+import { readWav, resamplePcm16 } from '../src/outbound/wav';
 import { decodeMulaw } from '../src/telephony/audio';
 import { type CallsBench, startCallsBench } from './support/calls';
 import { speakWithEspeak } from './support/espeak-speech';
@@ -38,7 +38,11 @@ describe('an inbound phone call end to end', () => {
     double = await startTwilioDouble();
     llm = await startLlmDouble();
     stt = await startSttDouble({ transcript: 'Where is my parcel?', delayMs: 50 });
-    bench = await startCallsBench(double, { LLM_BASE_URL: llm.baseUrl, STT_BASE_URL: stt.baseUrl });
+    bench = await startCallsBench(
+      double,
+      { LLM_BASE_URL: llm.baseUrl, STT_BASE_URL: stt.baseUrl },
+      { recordCalls: true },
+    );
   }, 120_000);
   afterAll(async () => {
     await bench?.stop();
@@ -79,6 +83,22 @@ describe('an inbound phone call end to end', () => {
       'the end',
     );
     await until(async () => (await session()).status === 'ended', 'the session’s end');
+    // the recording: two channels on one timeline, the caller's question left, the agent's voice right
+    const ended = (await api('GET', `/calls/${inbound.id}`)).body.data;
+    expect(ended.recordingUrl).toBe(`/api/v2/developers/calls/${inbound.id}/recording`);
+    const res = await fetch(`${bench.app.baseUrl}${ended.recordingUrl}`, {
+      headers: { authorization: `Bearer ${bench.dev.testKey}` },
+    });
+    expect(res.headers.get('content-type')).toMatch(/^audio\/wav/);
+    const wav = readWav(new Uint8Array(await res.arrayBuffer()));
+    expect(wav).toMatchObject({ channels: 2, sampleRate: 8000 });
+    const rms = (channel: 0 | 1) => {
+      let sum = 0;
+      for (let i = channel; i < wav.samples.length; i += 2) sum += wav.samples[i] ** 2;
+      return Math.sqrt(sum / (wav.samples.length / 2));
+    };
+    expect(rms(0)).toBeGreaterThan(100); // the caller
+    expect(rms(1)).toBeGreaterThan(100); // the agent
   }, 120_000);
 
   it('a media stream not signed by the number’s auth token is refused (403); a used call token opens nothing', async () => {

@@ -42,6 +42,7 @@ describe('a phone call’s media stream', () => {
   let wss: WebSocketServer;
   const calls = new Map<string, PhoneCallSetup>();
   const ended: string[] = [];
+  const hungUp: { callId: string; reason: string }[] = [];
   const streams: TwilioMediaStream[] = [];
 
   beforeAll(async () => {
@@ -70,6 +71,9 @@ describe('a phone call’s media stream', () => {
           return setup;
         },
         ended: (callId) => ended.push(callId),
+        hangUp: async (callId, reason) => {
+          hungUp.push({ callId, reason });
+        },
       });
     });
   }, 120_000);

@@ -25,6 +25,7 @@ export interface CallsBench {
 export async function startCallsBench(
   carrier: { baseUrl: string; accountSid: string; authToken: string } | undefined = undefined,
   env: Record<string, string> = {},
+  opts: { recordCalls?: boolean } = {},
 ): Promise<CallsBench> {
   const stub = await startCarrierStub();
   const app = await startTestApp({
@@ -39,7 +40,7 @@ export async function startCallsBench(
   (app.ctx.config as { publicUrl?: string }).publicUrl = app.baseUrl;
   const worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { listen: false, dispatch: false });
   const dev = await newDeveloper(app, 'calls');
-  const number = await addNumber(app, dev, carrier);
+  const number = await addNumber(app, dev, carrier, opts);
   return {
     app,
     stub,
@@ -54,11 +55,20 @@ export async function startCallsBench(
 }
 
 /** A draft persona of `dev`'s account (a test key may call with it). */
-export async function newPersona(app: TestApp, dev: Developer, publish = false): Promise<string> {
+export async function newPersona(
+  app: TestApp,
+  dev: Developer,
+  publish = false,
+  opts: { recordCalls?: boolean } = {},
+): Promise<string> {
   const slug = `call-agent-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
+  const base = completeManifest(slug);
+  const manifest = opts.recordCalls
+    ? { ...base, behaviors: { ...base.behaviors, record_calls: true } }
+    : base;
   const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
     token: dev.token,
-    body: { manifest: completeManifest(slug) },
+    body: { manifest },
   });
   const id = created.body.persona.id as string;
   if (publish) {
@@ -76,13 +86,19 @@ export async function addNumber(
   app: TestApp,
   dev: Developer,
   carrier: { accountSid: string; authToken: string } | undefined = undefined,
+  opts: { recordCalls?: boolean } = {},
 ) {
   const credentials = carrier
     ? { accountSid: carrier.accountSid, authToken: carrier.authToken }
     : twilioCredentials();
   const res = await call(app.baseUrl, 'POST', '/api/v2/developers/phone-numbers', {
     token: dev.testKey,
-    body: { number: freshNumber(), provider: 'twilio', personaId: await newPersona(app, dev), credentials },
+    body: {
+      number: freshNumber(),
+      provider: 'twilio',
+      personaId: await newPersona(app, dev, false, opts),
+      credentials,
+    },
   });
   if (res.status !== 201) throw new Error(`number not added: ${JSON.stringify(res.body)}`);
   return {

@@ -53,7 +53,8 @@ export interface CarrierRequest {
 /** A carrier's media stream message, as the call's transport needs it. */
 export type CarrierMediaEvent =
   | { event: 'start'; streamId: string; callToken: string }
-  | { event: 'media'; payload: string }
+  /** A caller frame; `timestampMs`: the carrier's clock, from the stream's start, when it gives one. */
+  | { event: 'media'; payload: string; timestampMs?: number }
   | { event: 'mark'; name: string }
   | { event: 'dtmf'; digit: string }
   | { event: 'stop' }

@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import type { HangupReason } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import {
   CallerAudio,
@@ -10,6 +11,7 @@ import {
 } from '../../sessions';
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
 import type { CarrierMediaEvent, CarrierMediaProtocol } from '../carriers/carrier';
+import { CallRecordingTap } from '../recordings/recording-tap';
 import { EchoGate, levelDb } from './echo-gate';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
@@ -30,6 +32,8 @@ export interface MediaCallDeps {
   connect(start: StreamStart): Promise<PhoneCallSetup>;
   /** The line is gone (the carrier's `stop`, or the socket closed). */
   ended(callId: string): void;
+  /** Hangs the call up through its workflow (its session ended), saying why. */
+  hangUp(callId: string, reason: HangupReason): Promise<void>;
 }
 
 /**
@@ -49,6 +53,8 @@ export class CarrierMediaCall {
   private replyOut?: PhoneReplyOut;
   private playout?: CarrierPlayout;
   private hold?: StreamHold;
+  /** The call's two-channel recording, when the session records. */
+  private recording?: CallRecordingTap;
   private readonly echoGate = new EchoGate();
   private renewTimer?: NodeJS.Timeout;
   private ending = false;
@@ -76,7 +82,7 @@ export class CarrierMediaCall {
     const message = parsed.event;
     const callId = this.setup?.callId;
     if (message.event === 'start') void this.start(message).catch((error) => this.refuse(error));
-    else if (message.event === 'media') this.hear(message.payload);
+    else if (message.event === 'media') this.hear(message.payload, message.timestampMs);
     else if (message.event === 'mark') this.replyOut?.confirmed(message.name);
     else if (message.event === 'stop') void this.end();
     else if (message.event === 'dtmf')
@@ -89,13 +95,15 @@ export class CarrierMediaCall {
   private async start({ streamId, callToken }: StreamStart): Promise<void> {
     if (this.streamId) return;
     this.streamId = streamId;
+    const startedAt = Date.now();
     const setup = await this.deps.connect({ streamId, callToken });
     this.setup = setup;
     this.hold = new StreamHold(this.ctx, { sessionId: setup.sessionId, claimId: setup.callId });
     if (!(await this.hold.claimSession())) throw new Error(`session ${setup.sessionId} is held elsewhere`);
     this.inbound = await InboundPhoneAudio.create();
     if (this.ending) return void this.end();
-    this.renewTimer = setInterval(() => void this.hold?.renew().catch(() => undefined), STREAM_CLAIM_MS / 3);
+    this.renewTimer = setInterval(() => void this.keepHold(), STREAM_CLAIM_MS / 3);
+    if (setup.recording) this.recording = new CallRecordingTap(this.ctx, setup.callId, startedAt);
     this.wire(setup);
     this.conversation?.greet(setup.callId);
   }
@@ -106,13 +114,17 @@ export class CarrierMediaCall {
     this.playout = new CarrierPlayout({
       media: (frame, playsAt) => {
         this.echoGate.agentPlayed(levelDb(frame, decodeMulaw), playsAt);
+        this.recording?.agentFrame(frame, playsAt);
         this.sendToCarrier(this.protocol.media(this.streamId!, frame));
       },
       mark: (name) => this.sendToCarrier(this.protocol.mark(this.streamId!, name)),
     });
     const replyOut = new PhoneReplyOut(
       this.playout,
-      () => this.sendToCarrier(this.protocol.clear(this.streamId!)),
+      () => {
+        this.recording?.cleared();
+        this.sendToCarrier(this.protocol.clear(this.streamId!));
+      },
       (error) => log.warn({ err: error, callId: setup.callId }, 'reply audio could not go to the carrier'),
     );
     this.replyOut = replyOut;
@@ -144,9 +156,28 @@ export class CarrierMediaCall {
     );
   }
 
-  /** A caller frame (μ-law, base64): the engine hears it at 16 kHz. */
-  private hear(payload: string): void {
+  /**
+   * Renews the call's hold on its session, and notices a session that ended (idle: nothing said on
+   * either side for SESSION_IDLE_TIMEOUT_S, or POST /sessions/:id/end): the call hangs up, and
+   * says why (`idle_timeout`, `session_ended`).
+   */
+  private async keepHold(): Promise<void> {
+    try {
+      const status = await this.hold?.renew();
+      if (!status || status.status === 'active' || this.ending || !this.setup) return;
+      const reason = status.endReason === 'idle_timeout' ? 'idle_timeout' : 'session_ended';
+      this.ctx.logger.info({ callId: this.setup.callId, reason }, 'the call’s session ended: hanging up');
+      await this.deps.hangUp(this.setup.callId, reason);
+      await this.end();
+    } catch (error) {
+      this.ctx.logger.warn({ err: error, callId: this.setup?.callId }, 'could not renew the call’s hold');
+    }
+  }
+
+  /** A caller frame (μ-law, base64): the engine hears it at 16 kHz; the recording keeps it as it came. */
+  private hear(payload: string, timestampMs?: number): void {
     if (!this.inbound || !this.audio || this.ending) return;
+    this.recording?.callerFrame(Buffer.from(payload, 'base64'), timestampMs);
     const pcm = this.inbound.pushBase64(payload);
     if (!pcm.length) return;
     this.echoGate.callerHeard(levelDb(pcm));
@@ -174,6 +205,7 @@ export class CarrierMediaCall {
       await this.conversation?.stop();
       await this.audio?.close();
       await this.replyOut?.close();
+      await this.recording?.close();
     } catch (error) {
       this.ctx.logger.warn({ err: error, callId: this.setup?.callId }, 'a phone call did not end cleanly');
     } finally {

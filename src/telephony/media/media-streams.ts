@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { streamConnectedUpdate } from '../../../workflows/messages';
+import { hangupUpdate, streamConnectedUpdate } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import type { Plan } from '../../config/env';
 import { ApiError, forbidden, notFound } from '../../http/errors';
@@ -104,6 +104,9 @@ export function phoneMediaStreams(ctx: AppContext) {
         new CarrierMediaCall(ctx, ws, carrier.media, {
           connect: (start) => connectCall(ctx, callId, start),
           ended: (id) => ctx.logger.info({ callId: id }, 'a phone media stream ended'),
+          hangUp: async (id, reason) => {
+            await ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate, { args: [{ reason }] });
+          },
         });
       });
     },

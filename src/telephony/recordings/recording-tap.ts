@@ -15,12 +15,14 @@ export class CallRecordingTap {
   private readonly origin: number;
   private readonly timer: NodeJS.Timeout;
 
+  /** `origin`: when the stream started (wall clock, ms), the zero of the carrier's timestamps. */
   constructor(
     ctx: Pick<AppContext, 'orm' | 'logger'>,
     callId: string,
+    origin: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.origin = now();
+    this.origin = origin;
     const knex = ctx.orm.em.getConnection().getKnex();
     this.recorder = new CallRecorder(
       (chunk) => writeRecordingChunk(knex, callId, chunk),

@@ -19,7 +19,11 @@ function eventOf(message: MessageFromTelnyx): CarrierMediaEvent {
       };
     case 'media':
       return message.media.track === 'inbound'
-        ? { event: 'media', payload: message.media.payload }
+        ? {
+            event: 'media',
+            payload: message.media.payload,
+            timestampMs: message.media.timestamp === undefined ? undefined : Number(message.media.timestamp),
+          }
         : { event: 'ignored' };
     case 'mark':
       return { event: 'mark', name: message.mark.name };

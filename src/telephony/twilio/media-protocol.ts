@@ -19,7 +19,7 @@ function eventOf(message: MessageFromTwilio): CarrierMediaEvent {
       };
     case 'media':
       return message.media.track === 'inbound'
-        ? { event: 'media', payload: message.media.payload }
+        ? { event: 'media', payload: message.media.payload, timestampMs: Number(message.media.timestamp) }
         : { event: 'ignored' };
     case 'mark':
       return { event: 'mark', name: message.mark.name };
