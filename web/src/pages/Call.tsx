@@ -74,7 +74,7 @@ export default function CallPage() {
         <Grid.Col span={{ base: 12, md: 8 }}>
           <Stack gap="md">
             <Section title="Recording">
-              <CallRecording callId={c.id} ended={ended} />
+              <CallRecording callId={c.id} endedAt={ended ? c.updatedAt : null} />
             </Section>
             <Section title="Transcript">
               <CallTranscript sessionId={c.sessionId} />
