@@ -50,8 +50,8 @@ export function CallRecording({ callId, endedAt }: { callId: string; endedAt: st
   if (recording.data === null) {
     return (
       <Text size="sm" c="dimmed" data-testid="no-recording">
-        No recording{endedAt === null ? ' yet' : ''}. A call is recorded when its persona records calls (
-        <Code>behaviors.record_calls</Code>).
+        No recording{endedAt === null ? ' yet' : ''}. A call is recorded when its persona's{' '}
+        <Code>behaviors.record_calls</Code> is on.
       </Text>
     );
   }
