@@ -6,6 +6,9 @@
  */
 import type { DoubleCall, TwilioDouble, TwilioMediaStream } from '../test/support/twilio-double';
 
+/** How long a caller talking over a reply waits for the platform's `clear` before it counts as missed. */
+const BARGE_IN_GIVE_UP_MS = 10_000;
+
 /** The media frames the carrier received after `since` (performance.now()). */
 const mediaAfter = (stream: TwilioMediaStream, since: number) =>
   stream.received.media.filter((m) => m.at > since);
@@ -35,12 +38,22 @@ export async function dialNumber(
   return { call, stream };
 }
 
+/** Waits until the carrier's buffer is empty and nothing more came for a second (a reply is over). */
+export async function playedOut(stream: TwilioMediaStream): Promise<void> {
+  for (let seen = -1; seen !== stream.received.media.length || stream.bufferedMs > 0; ) {
+    seen = stream.received.media.length;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 /** One turn on a call, as the carrier saw it. */
 export interface PhoneTurn {
   /** The caller's last speech frame sent → the first reply `media` frame received. */
   firstAudioMs: number;
   /** The caller starts speaking over the reply → `clear` received (when the turn was interrupted). */
   bargeInMs?: number;
+  /** The caller spoke over the reply and no `clear` came within BARGE_IN_GIVE_UP_MS. */
+  bargeInMissed?: boolean;
   /** Reply frames that played after their time (the carrier's buffer ran dry within the reply). */
   lateFrames: number;
   frames: number;
@@ -68,17 +81,21 @@ export async function phoneTurn(
     const clears = stream.received.clears.length;
     const sentBefore = stream.sentFrameTimes.length;
     const said = stream.say(opts.interruptWith);
-    await stream.until(() => stream.received.clears.length > clears, 60_000, 'the clear');
+    // an interruption the platform never acts on (no clear while the caller speaks and its
+    // utterance is taken) is counted, not timed
+    const cleared = await stream
+      .until(() => stream.received.clears.length > clears, BARGE_IN_GIVE_UP_MS, 'the clear')
+      .then(
+        () => true,
+        () => false,
+      );
     const speechStartedAt = stream.sentFrameTimes[sentBefore];
-    turn.bargeInMs = stream.received.clears[clears].at - speechStartedAt;
+    if (cleared) turn.bargeInMs = stream.received.clears[clears].at - speechStartedAt;
+    else turn.bargeInMissed = true;
     await said;
     return turn;
   }
-  // the reply is over once the carrier's buffer is empty and nothing more came for a second
-  for (let seen = -1; seen !== stream.received.media.length || stream.bufferedMs > 0; ) {
-    seen = stream.received.media.length;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await playedOut(stream);
   // the reply's frames played back to back: a tick without audio inside it is a frame late
   const heard = stream.heard.filter((h) => h.at >= firstAt);
   for (let i = 1; i < heard.length; i++) {
