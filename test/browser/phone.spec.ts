@@ -46,6 +46,78 @@ async function hangUpLeftovers(token: string): Promise<void> {
   }
 }
 
+/** The new number's carrier setup: its inbound URL to copy, and what to paste where at Twilio. */
+async function expectCarrierSetup(page: Page, number: string): Promise<void> {
+  const row = page.getByTestId(`phone-number-${number}`);
+  await expect(row).toContainText('Support line');
+  await expect(row.getByRole('link', { name: 'Ava' })).toBeVisible();
+  const setup = page.getByTestId('carrier-setup');
+  const inboundUrl = setup.getByTestId('inbound-url');
+  await expect(inboundUrl).toHaveText(/\/api\/v2\/telephony\/twilio\/voice\/pn_/);
+  await expect(setup).toContainText('A call comes in');
+  await expect(setup).toContainText('HTTP POST');
+  const copy = setup.getByRole('button', { name: /^Cop(y|ied) Inbound URL$/ });
+  await expect(copy).toHaveAccessibleName('Copy Inbound URL');
+  await copy.click();
+  await expect(copy).toHaveAccessibleName('Copied Inbound URL');
+  expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(await inboundUrl.textContent());
+  await expect(page.getByText(twilioAccount().authToken)).toHaveCount(0); // never shown
+  await expectAccessible(page, 'phone numbers with a number set up');
+}
+
+/** "Call a number" on the persona page, from `number`: the double answers as the callee. */
+async function callFromPersonaPage(page: Page, personaId: string, number: string): Promise<void> {
+  await page.goto(`/console/personas/${personaId}`);
+  await page.getByRole('button', { name: 'Call a number' }).click();
+  const dialog = page.getByRole('dialog', { name: /Call a number with Ava/ });
+  await expect(dialog.getByRole('combobox', { name: 'From' })).toContainText(number);
+  await dialog.getByRole('textbox', { name: 'To' }).fill('+14155550142');
+  await dialog.getByRole('button', { name: 'Place call' }).click();
+  await expect(dialog.getByTestId('call-placed')).toBeVisible();
+  await dialog.getByRole('link', { name: 'Open the call' }).click();
+}
+
+/**
+ * The ended call's recording: the player, with a duration, if it comes; else "No recording"
+ * (tolerant until recordings are sure to be kept here).
+ */
+async function expectRecording(page: Page): Promise<void> {
+  const player = page.getByTestId('call-recording');
+  const played = await player.waitFor({ timeout: 15_000 }).then(
+    () => true,
+    () => false,
+  );
+  test.info().annotations.push({ type: 'recording', description: played ? 'a player' : 'none' });
+  if (played) {
+    await expect
+      .poll(() => player.evaluate((audio) => (audio as unknown as { duration: number }).duration), {
+        timeout: 10_000,
+      })
+      .toBeGreaterThan(0);
+  } else {
+    await expect(page.getByTestId('no-recording')).toBeVisible();
+  }
+}
+
+/** The Calls page lists the call, and its filters narrow the list. */
+async function expectCallListed(page: Page, callId: string): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Console sections' })
+    .getByRole('link', { name: 'Calls' })
+    .click();
+  await page.mouse.move(640, 700); // off the link: a hovered nav link's colours are not its own
+  const callRow = page.getByRole('table', { name: 'Calls' }).getByRole('row').filter({ hasText: callId });
+  await expect(callRow).toContainText('outbound');
+  await expect(callRow).toContainText('+14155550142');
+  await expect(callRow).toContainText('completed');
+  await page.getByLabel('Direction').selectOption('inbound');
+  await expect(page.getByText('No call matches these filters.')).toBeVisible();
+  await page.getByLabel('Direction').selectOption('outbound');
+  await page.getByLabel('Status').selectOption('completed');
+  await expect(callRow).toBeVisible();
+  await expectAccessible(page, 'calls');
+}
+
 /**
  * Phone numbers and calls in the console (issue 39): a Twilio number added with its persona shows
  * its inbound URL to copy and where it goes at Twilio; "Call a number" on the persona page places a
@@ -68,35 +140,8 @@ test('add a number, call from the persona page, follow the call, hang up, its re
     await expect(page.getByRole('heading', { level: 1, name: 'Phone numbers' })).toBeVisible();
     await expect(page.getByText('No phone numbers in the test environment.')).toBeVisible();
     await addNumber(page, number);
-
-    // the new number's carrier setup: its inbound URL to copy, and what to paste where at Twilio
-    const row = page.getByTestId(`phone-number-${number}`);
-    await expect(row).toContainText('Support line');
-    await expect(row.getByRole('link', { name: 'Ava' })).toBeVisible();
-    const setup = page.getByTestId('carrier-setup');
-    const inboundUrl = setup.getByTestId('inbound-url');
-    await expect(inboundUrl).toHaveText(/\/api\/v2\/telephony\/twilio\/voice\/pn_/);
-    await expect(setup).toContainText('A call comes in');
-    await expect(setup).toContainText('HTTP POST');
-    const copy = setup.getByRole('button', { name: /^Cop(y|ied) Inbound URL$/ });
-    await expect(copy).toHaveAccessibleName('Copy Inbound URL');
-    await copy.click();
-    await expect(copy).toHaveAccessibleName('Copied Inbound URL');
-    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(
-      await inboundUrl.textContent(),
-    );
-    await expect(page.getByText(twilioAccount().authToken)).toHaveCount(0); // never shown
-    await expectAccessible(page, 'phone numbers with a number set up');
-
-    // "Call a number" on the persona page: the double answers as the callee
-    await page.goto(`/console/personas/${personaId}`);
-    await page.getByRole('button', { name: 'Call a number' }).click();
-    const dialog = page.getByRole('dialog', { name: /Call a number with Ava/ });
-    await expect(dialog.getByRole('combobox', { name: 'From' })).toContainText(number);
-    await dialog.getByRole('textbox', { name: 'To' }).fill('+14155550142');
-    await dialog.getByRole('button', { name: 'Place call' }).click();
-    await expect(dialog.getByTestId('call-placed')).toBeVisible();
-    await dialog.getByRole('link', { name: 'Open the call' }).click();
+    await expectCarrierSetup(page, number);
+    await callFromPersonaPage(page, personaId, number);
 
     // the call's page follows it: ringing, then answered, its session greeting the callee
     await expect(page.getByRole('heading', { level: 1, name: /^Call call_/ })).toBeVisible();
@@ -119,39 +164,8 @@ test('add a number, call from the persona page, follow the call, hang up, its re
     await expect(timeline).toContainText('completed', { timeout: 30_000 });
     await expect(page.getByRole('button', { name: 'Hang up' })).toHaveCount(0);
     await expect(page.getByText('ended: hangup')).toBeVisible();
-    // (tolerant until recordings are sure to be kept here: the player if it comes, else "No recording")
-    const player = page.getByTestId('call-recording');
-    const played = await player.waitFor({ timeout: 15_000 }).then(
-      () => true,
-      () => false,
-    );
-    test.info().annotations.push({ type: 'recording', description: played ? 'a player' : 'none' });
-    if (played) {
-      await expect
-        .poll(() => player.evaluate((audio) => (audio as unknown as { duration: number }).duration), {
-          timeout: 10_000,
-        })
-        .toBeGreaterThan(0);
-    } else {
-      await expect(page.getByTestId('no-recording')).toBeVisible();
-    }
-
-    // the Calls page lists it, and its filters narrow the list
-    await page
-      .getByRole('navigation', { name: 'Console sections' })
-      .getByRole('link', { name: 'Calls' })
-      .click();
-    await page.mouse.move(640, 700); // off the link: a hovered nav link's colours are not its own
-    const callRow = page.getByRole('table', { name: 'Calls' }).getByRole('row').filter({ hasText: callId });
-    await expect(callRow).toContainText('outbound');
-    await expect(callRow).toContainText('+14155550142');
-    await expect(callRow).toContainText('completed');
-    await page.getByLabel('Direction').selectOption('inbound');
-    await expect(page.getByText('No call matches these filters.')).toBeVisible();
-    await page.getByLabel('Direction').selectOption('outbound');
-    await page.getByLabel('Status').selectOption('completed');
-    await expect(callRow).toBeVisible();
-    await expectAccessible(page, 'calls');
+    await expectRecording(page);
+    await expectCallListed(page, callId);
   } finally {
     await hangUpLeftovers(token);
   }

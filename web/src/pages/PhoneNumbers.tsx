@@ -2,14 +2,14 @@ import { Anchor, Button } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { api, environmentStore, unwrap } from '../api/client';
+import { environmentStore } from '../api/client';
 import { personasQuery, phoneNumbersQuery } from '../api/queries';
-import { ConfirmDialog } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
 import { ListPage } from '../components/ListPage';
 import { useStoredValue } from '../store';
 import { AddPhoneNumberDialog } from './phone/AddPhoneNumberDialog';
 import { CarrierSetup } from './phone/CarrierSetup';
+import { DeletePhoneNumberDialog } from './phone/DeletePhoneNumberDialog';
 import { type PhoneNumber, phoneNumberColumns } from './phone/phone-number-columns';
 
 /**
@@ -84,26 +84,14 @@ export default function PhoneNumbersPage() {
           refresh();
         }}
       />
-      <ConfirmDialog
-        opened={deleting !== null}
-        title="Delete this number?"
-        confirmLabel="Delete number"
-        action={async () =>
-          unwrap(
-            await api.DELETE('/api/v2/developers/phone-numbers/{id}', {
-              params: { path: { id: deleting?.id ?? '' } },
-            }),
-          )
-        }
+      <DeletePhoneNumberDialog
+        number={deleting}
         onClose={() => setDeleting(null)}
-        onDone={() => {
+        onDeleted={() => {
           setDeleting(null);
           refresh();
         }}
-      >
-        {deleting?.number} stops answering here: the carrier keeps the number, and its console still points at
-        the inbound URL until you change it. Its past calls stay listed.
-      </ConfirmDialog>
+      />
     </>
   );
 }

@@ -7,6 +7,31 @@ import { phoneNumbersQuery } from '../../api/queries';
 import { ErrorAlert } from '../../components/ui';
 import { useStoredValue } from '../../store';
 
+/** Said when the environment has no number to call from. */
+function NoNumbers({ environment }: { environment: string }) {
+  return (
+    <Alert color="yellow" role="status">
+      No phone numbers in the {environment} environment:{' '}
+      <Anchor component={Link} to="/phone-numbers">
+        add one
+      </Anchor>{' '}
+      first.
+    </Alert>
+  );
+}
+
+/** The call just placed, with a link to its page. */
+function CallPlaced({ call }: { call: { id: string; status: string } }) {
+  return (
+    <Alert color="blue" role="status" data-testid="call-placed">
+      Call placed ({call.status}).{' '}
+      <Anchor component={Link} to={`/calls/${call.id}`}>
+        Open the call
+      </Anchor>
+    </Alert>
+  );
+}
+
 /**
  * "Call a number" from a persona's page: an outbound test call (`POST /calls` with the persona) from
  * one of the environment's numbers to the number typed; then a link to the call's page.
@@ -40,7 +65,6 @@ export function PlaceCallDialog(props: {
     event.preventDefault();
     place.mutate();
   };
-  const none = numbers.data?.length === 0;
   return (
     <Modal opened={props.opened} onClose={close} title={`Call a number with ${props.personaName}`} size="lg">
       <form onSubmit={submit}>
@@ -49,15 +73,7 @@ export function PlaceCallDialog(props: {
             The persona calls the number from one of your {environment} numbers and speaks as it would on any
             call.
           </Text>
-          {none ? (
-            <Alert color="yellow" role="status">
-              No phone numbers in the {environment} environment:{' '}
-              <Anchor component={Link} to="/phone-numbers">
-                add one
-              </Anchor>{' '}
-              first.
-            </Alert>
-          ) : null}
+          {numbers.data?.length === 0 ? <NoNumbers environment={environment} /> : null}
           <NativeSelect
             label="From"
             required
@@ -77,14 +93,7 @@ export function PlaceCallDialog(props: {
             onChange={(e) => setTo(e.currentTarget.value)}
           />
           <ErrorAlert error={place.error} title="The call was not placed" />
-          {place.data ? (
-            <Alert color="blue" role="status" data-testid="call-placed">
-              Call placed ({place.data.status}).{' '}
-              <Anchor component={Link} to={`/calls/${place.data.id}`}>
-                Open the call
-              </Anchor>
-            </Alert>
-          ) : null}
+          {place.data ? <CallPlaced call={place.data} /> : null}
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>
               Close

@@ -17,6 +17,11 @@ import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/ui';
 
 type Carrier = 'twilio' | 'telnyx';
+interface NumberFieldValues {
+  number: string;
+  name: string;
+  personaId: string;
+}
 type PhoneNumber = components['schemas']['PhoneNumber'];
 type Credentials = components['schemas']['TwilioCredentials'] & components['schemas']['TelnyxCredentials'];
 
@@ -102,6 +107,43 @@ function createBody(
       };
 }
 
+/** The number, its name, and the persona that answers it (the first of the account's until one is picked). */
+function NumberFields(props: {
+  value: NumberFieldValues;
+  onChange(next: NumberFieldValues): void;
+  personas: { id: string; name: string; status: string }[];
+}) {
+  const { value: fields, onChange: setFields } = props;
+  return (
+    <>
+      <TextInput
+        label="Number"
+        description="E.164: + and the country code, digits only (+14155552671)"
+        required
+        value={fields.number}
+        onChange={(e) => setFields({ ...fields, number: e.currentTarget.value })}
+      />
+      <TextInput
+        label="Name"
+        placeholder="Support line"
+        value={fields.name}
+        onChange={(e) => setFields({ ...fields, name: e.currentTarget.value })}
+      />
+      <NativeSelect
+        label="Persona"
+        description="Answers the number's calls and places its calls (a live number needs a published persona)"
+        required
+        value={fields.personaId}
+        onChange={(e) => setFields({ ...fields, personaId: e.currentTarget.value })}
+        data={props.personas.map((p) => ({
+          value: p.id,
+          label: `${p.name || p.id} (${p.status})`,
+        }))}
+      />
+    </>
+  );
+}
+
 /** "Add a number": the carrier, the number, the persona that answers it, and the carrier account's credentials. */
 export function AddPhoneNumberDialog(props: {
   opened: boolean;
@@ -144,29 +186,10 @@ export function AddPhoneNumberDialog(props: {
               { value: 'telnyx', label: 'Telnyx' },
             ]}
           />
-          <TextInput
-            label="Number"
-            description="E.164: + and the country code, digits only (+14155552671)"
-            required
-            value={fields.number}
-            onChange={(e) => setFields({ ...fields, number: e.currentTarget.value })}
-          />
-          <TextInput
-            label="Name"
-            placeholder="Support line"
-            value={fields.name}
-            onChange={(e) => setFields({ ...fields, name: e.currentTarget.value })}
-          />
-          <NativeSelect
-            label="Persona"
-            description="Answers the number's calls and places its calls (a live number needs a published persona)"
-            required
-            value={personaId}
-            onChange={(e) => setFields({ ...fields, personaId: e.currentTarget.value })}
-            data={(personas.data ?? []).map((p) => ({
-              value: p.id,
-              label: `${p.name || p.id} (${p.status})`,
-            }))}
+          <NumberFields
+            value={{ ...fields, personaId }}
+            onChange={setFields}
+            personas={personas.data ?? []}
           />
           <CredentialFields carrier={carrier} value={credentials} onChange={setCredentials} />
           <Text size="xs" c="dimmed">
