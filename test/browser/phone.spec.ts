@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
 import { completeManifest } from '../support/personas';
 import { api, devToken, expectAccessible, newEmail, signIn, twilioAccount } from './support';
@@ -169,4 +170,43 @@ test('add a number, call from the persona page, follow the call, hang up, its re
   } finally {
     await hangUpLeftovers(token);
   }
+});
+
+/**
+ * A Telnyx number: its credentials (API key, public key, connection id) taken, never shown again;
+ * its setup says where the inbound URL goes at Telnyx; a bad credential is refused on its field;
+ * deleting it empties the list.
+ */
+test('a Telnyx number: its fields, where its inbound URL goes at Telnyx, delete', async ({ page }) => {
+  const email = newEmail('telnyx');
+  await draftPersona(await devToken(email));
+  const apiKey = `KEY${randomBytes(16).toString('hex')}`;
+  await signIn(page, email, '/console/phone-numbers');
+  await page.getByRole('radiogroup', { name: 'Environment' }).getByText('Test').click();
+  await page.getByRole('button', { name: 'Add number' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add a phone number' });
+  await dialog.getByRole('radiogroup', { name: 'Carrier' }).getByText('Telnyx').click();
+  await dialog.getByRole('textbox', { name: 'Number' }).fill(usNumber());
+  await dialog.getByLabel('API key').fill(apiKey);
+  await dialog.getByRole('textbox', { name: 'Public key' }).fill('not a key');
+  await dialog.getByRole('textbox', { name: 'Connection id' }).fill('1234567');
+  await dialog.getByRole('button', { name: 'Add number' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('credentials.publicKey');
+  await dialog.getByRole('textbox', { name: 'Public key' }).fill(randomBytes(32).toString('base64'));
+  await dialog.getByRole('button', { name: 'Add number' }).click();
+  await expect(dialog).toBeHidden();
+
+  const setup = page.getByTestId('carrier-setup');
+  await expect(setup.getByTestId('inbound-url')).toHaveText(/\/api\/v2\/telephony\/telnyx\/voice\/pn_/);
+  await expect(setup).toContainText('Call Control Application');
+  await expect(setup.getByTestId('status-callback-url')).toHaveCount(0);
+  await expect(page.getByText(apiKey)).toHaveCount(0); // never shown
+  await expectAccessible(page, 'a Telnyx number set up');
+
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page
+    .getByRole('dialog', { name: 'Delete this number?' })
+    .getByRole('button', { name: 'Delete number' })
+    .click();
+  await expect(page.getByText('No phone numbers in the test environment.')).toBeVisible();
 });
