@@ -6,8 +6,11 @@ export interface SpeechDetectorEvents {
   onSpeechStart(): void;
   /** Speech ended after `silenceMs` of silence: the utterance, as 16 kHz float samples. */
   onSpeechEnd(utterance: Float32Array): void;
-  /** Each frame judged: whether it holds speech, and how long it is (ms): how long the caller has talked. */
-  onFrame?(isSpeech: boolean, frameMs: number): void;
+  /**
+   * Each frame judged: whether it holds speech, and how long it is (ms): how long the caller has
+   * talked; and the model's speech probability for it.
+   */
+  onFrame?(isSpeech: boolean, frameMs: number, probability: number): void;
 }
 
 /** A frame whose speech probability reaches this holds speech (Silero's own default threshold). */
@@ -29,16 +32,23 @@ export async function createSpeechDetector(
   // the model judges frames of `frameSamples` at 16 kHz (32 ms for Silero v5): silence counts in frames
   const { frameSamples } = getDefaultRealTimeVADOptions('v5');
   const frameMs = (frameSamples / CALLER_SAMPLE_RATE) * 1000;
+  // set when an utterance ends (or proves too short): the model's state is reset before the next frame
+  let utteranceOver = false;
   const vad = await RealTimeVAD.new({
     model: 'v5',
     sampleRate: opts.sampleRate ?? CALLER_SAMPLE_RATE,
     redemptionFrames: Math.max(1, Math.ceil(opts.silenceMs / frameMs)),
     onSpeechStart: () => events.onSpeechStart(),
-    onSpeechEnd: (audio: Float32Array) => events.onSpeechEnd(audio),
-    onVADMisfire: () => undefined,
+    onSpeechEnd: (audio: Float32Array) => {
+      utteranceOver = true;
+      events.onSpeechEnd(audio);
+    },
+    onVADMisfire: () => {
+      utteranceOver = true;
+    },
     onSpeechRealStart: () => undefined,
-    onFrameProcessed: (probabilities: { isSpeech: number }) =>
-      events.onFrame?.(probabilities.isSpeech >= SPEECH_PROBABILITY, frameMs),
+    onFrameProcessed: ({ isSpeech: p }: { isSpeech: number }) =>
+      events.onFrame?.(p >= SPEECH_PROBABILITY, frameMs, p),
   });
   vad.start();
   return {
@@ -47,6 +57,14 @@ export async function createSpeechDetector(
       const samples = new Float32Array(pcm16.length);
       for (let i = 0; i < pcm16.length; i++) samples[i] = pcm16[i] / 32_768;
       await vad.processAudio(samples);
+      // Silero carries its recurrent state from frame to frame; carried past the end of an
+      // utterance it scores the next one far lower (the same words: 0.4-0.7 against 0.95), so that
+      // speech over the agent may never reach its threshold. Each utterance starts afresh, as the
+      // first does (the partial frame dropped with it is the silence that ended the utterance).
+      if (utteranceOver) {
+        utteranceOver = false;
+        vad.reset();
+      }
     },
     /** Ends the audio: speech still under way ends now. */
     flush: () => vad.flush(),
