@@ -50,7 +50,7 @@ describe('Telnyx media stream messages', () => {
     expect(parseMessageFromTelnyx('not json')).toMatchObject({ ok: false, error: { name: 'NOT_JSON' } });
   });
 
-  it('hears the caller’s track only; marks, keys, errors and stop are passed on', () => {
+  it('hears the caller’s track only, with its timestamp; marks, keys, errors and stop are passed on', () => {
     const media = (track: string) =>
       Buffer.from(
         JSON.stringify({
@@ -62,7 +62,7 @@ describe('Telnyx media stream messages', () => {
       );
     expect(telnyxMediaProtocol.parse(media('inbound'))).toEqual({
       ok: true,
-      event: { event: 'media', payload: 'f/9/' },
+      event: { event: 'media', payload: 'f/9/', timestampMs: 20 },
     });
     expect(telnyxMediaProtocol.parse(media('outbound'))).toEqual({ ok: true, event: { event: 'ignored' } });
     const of = (m: unknown) => telnyxMediaProtocol.parse(Buffer.from(JSON.stringify(m)));

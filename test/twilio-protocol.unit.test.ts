@@ -14,6 +14,7 @@ import {
   parseMessageFromTwilio,
   parseMessageToTwilio,
 } from '../src/telephony/twilio/media-messages';
+import { twilioMediaProtocol } from '../src/telephony/twilio/media-protocol';
 import { paramsOfForm, twilioSignature, verifyTwilioSignature } from '../src/telephony/twilio/signature';
 import { connectStreamTwiml, sayAndHangUpTwiml } from '../src/telephony/twilio/twiml';
 
@@ -219,6 +220,14 @@ describe('media stream messages', () => {
     { event: 'mark', sequenceNumber: '4', streamSid, mark: { name: 'my label' } },
     { event: 'stop', sequenceNumber: '5', stop: { accountSid, callSid }, streamSid },
   ];
+
+  it("hands the transport the caller's frames with Twilio's timestamp (ms from the stream's start)", () => {
+    const media = documented.find((m) => m.event === 'media')!;
+    expect(twilioMediaProtocol.parse(Buffer.from(JSON.stringify(media)))).toEqual({
+      ok: true,
+      event: { event: 'media', payload: 'no+JhoaJjpzSHxAKBgYJDA==', timestampMs: 5 },
+    });
+  });
 
   it.each(documented.map((m) => [m.event, m]))("parses Twilio's documented %s message", (_event, message) => {
     const parsed = parseMessageFromTwilio(JSON.stringify(message));
