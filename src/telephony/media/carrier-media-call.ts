@@ -177,8 +177,9 @@ export class CarrierMediaCall {
   /** A caller frame (μ-law, base64): the engine hears it at 16 kHz; the recording keeps it as it came. */
   private hear(payload: string, timestampMs?: number): void {
     if (!this.inbound || !this.audio || this.ending) return;
-    this.recording?.callerFrame(Buffer.from(payload, 'base64'), timestampMs);
-    const pcm = this.inbound.pushBase64(payload);
+    const mulaw = Buffer.from(payload, 'base64');
+    this.recording?.callerFrame(mulaw, timestampMs);
+    const pcm = this.inbound.push(mulaw);
     if (!pcm.length) return;
     this.echoGate.callerHeard(levelDb(pcm));
     this.audio.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
