@@ -14,7 +14,13 @@ const shared = {
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
+    // an ES module the platform requires (Node's require(esm)); jest's require needs it as CommonJS
+    '/node_modules/@echogarden/speex-resampler-wasm/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!@echogarden/speex-resampler-wasm/)'],
 };
 
 /** @type {import('jest').Config} */

@@ -85,9 +85,9 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     const line = encodeMulaw(tones(8000, 1, { 1000: 8000 }));
     const frames = chunks(line, PHONE_FRAME_BYTES).map((frame) => inbound.push(frame));
     inbound.dispose();
-    // every frame after the first (which gives a little less: the filter's delay) is 20 ms at 16 kHz
+    // every frame after the first (which gives less by the filter's delay, 8 ms at most) is 20 ms at 16 kHz
     expect(frames.slice(1).every((pcm) => pcm.length === 320)).toBe(true);
-    expect(frames[0].length).toBeGreaterThan(200);
+    expect(frames[0].length).toBeGreaterThanOrEqual(320 - 128);
     const heard = concat(frames);
     const steady = 1600; // skip the first 100 ms
     expect(Math.abs(decibels(amplitudeAt(heard, 1000, 16_000, steady), 8000))).toBeLessThan(0.5);
@@ -177,8 +177,9 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     // and no spike: the sine's own second difference is 12 000 × (2 − 2 cos(2π · 1000 / rate))
     const smooth = 12_000 * (2 - 2 * Math.cos((2 * Math.PI * 1000) / to));
     expect(largestSecondDifference(streamed, to / 10)).toBeLessThan(smooth * 1.02 + 2);
-    // the check works: a filter that forgets its state at each chunk clicks at every edge
-    expect(largestSecondDifference(await run(true), to / 10)).toBeGreaterThan(smooth * 2);
+    // the check works: a filter that forgets its state at each chunk clicks at every edge (the same
+    // input and filter each run: the margin is fixed, not noise)
+    expect(largestSecondDifference(await run(true), to / 10)).toBeGreaterThan(smooth * 1.05);
   });
 
   it('a 20 ms μ-law frame at a time gives what the whole call would (the caller side)', async () => {
@@ -237,7 +238,7 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     },
   );
 
-  it('refuses a rate libsamplerate has not, and use after dispose()', async () => {
+  it('refuses a rate the resampler has not, and use after dispose()', async () => {
     await expect(OutboundPhoneAudio.create(0)).rejects.toThrow(RangeError);
     await expect(OutboundPhoneAudio.create(22_050.5)).rejects.toThrow(RangeError);
     const inbound = await InboundPhoneAudio.create();
@@ -246,7 +247,7 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     expect(() => inbound.push(new Uint8Array(160))).toThrow(/disposed/);
   });
 
-  it('200 calls: converters made and disposed leave memory bounded', async () => {
+  it('200 calls at once: their converters share one small heap, and give their room back', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const settled = async () => {
@@ -258,18 +259,19 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     };
     const MB = 1024 * 1024;
     const before = await settled();
-    // the measure sees a converter: each holds its module's heap (about 26 MB, mostly untouched pages)
-    const held = await Promise.all([1, 2, 3, 4].map(() => InboundPhoneAudio.create()));
-    expect((await settled()) - before).toBeGreaterThan(4 * 20 * MB);
-    for (const converter of held) converter.dispose();
-    for (let call = 0; call < 200; call++) {
-      const inbound = await InboundPhoneAudio.create();
-      inbound.push(new Uint8Array(PHONE_FRAME_BYTES).fill(MULAW_SILENCE));
-      inbound.dispose();
-    }
-    // a leak would hold 200 heaps (over 5 GB), and `held` still holds its four disposed converters:
-    // dispose() alone lets go of a heap; at most a couple wait for the collector
-    expect((await settled()) - before).toBeLessThan(3 * 26 * MB);
+    /** 200 calls' converters held at once, then disposed: what they took, at their peak. */
+    const calls = async () => {
+      const held = await Promise.all(Array.from({ length: 200 }, () => InboundPhoneAudio.create()));
+      for (const inbound of held) inbound.push(new Uint8Array(PHONE_FRAME_BYTES).fill(MULAW_SILENCE));
+      const took = (await settled()) - before;
+      for (const inbound of held) inbound.dispose();
+      return took;
+    };
+    const first = await calls();
+    // a converter is a resampler state and two buffers in the shared heap: kilobytes, not a heap of its own
+    expect(first).toBeLessThan(20 * MB);
+    // disposed converters give their room back: the same calls again take no more
+    for (let round = 0; round < 3; round++) expect(await calls()).toBeLessThanOrEqual(first);
   });
 
   it('prints the cost of a 20 ms frame each way (a figure, not a check)', async () => {

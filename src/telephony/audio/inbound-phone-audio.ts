@@ -26,7 +26,12 @@ export class InboundPhoneAudio {
    * far (320 a frame once the filter has filled; the first frame gives a few ms less, its delay).
    */
   push(mulaw: Uint8Array): Int16Array {
-    return this.resampler.push(decodeMulaw(mulaw));
+    return this.pushPcm(decodeMulaw(mulaw));
+  }
+
+  /** The same frame already decoded (PCM16, 8 kHz) → PCM16 16 kHz samples. */
+  pushPcm(pcm8k: Int16Array): Int16Array {
+    return this.resampler.push(pcm8k);
   }
 
   /** A media message's `payload` (base64 μ-law, as Twilio and Telnyx send it) → PCM16 16 kHz samples. */

@@ -1,45 +1,143 @@
 /**
- * Band-limited resampling of a phone call's audio, streamed: libsamplerate (Erik de Castro Lopo's
- * Secret Rabbit Code) as `@alexanderolsen/libsamplerate-js` builds it for JavaScript
- * (docs/telephony.md "Audio on a phone line").
+ * Band-limited resampling of a phone call's audio, streamed: the Speex resampler (SpeexDSP's, the one
+ * VoIP stacks such as FreeSWITCH and PulseAudio use), compiled to WebAssembly with SIMD by the
+ * Echogarden project as `@echogarden/speex-resampler-wasm` (docs/telephony.md "Audio on a phone
+ * line").
  *
- * How that package behaves, measured rather than assumed:
- * - `create()` is async but its work is synchronous: every converter instantiates its own copy of the
- *   compiled module (wasm2js output: plain JavaScript over a 26 MB ArrayBuffer heap, mostly untouched
- *   pages) and decodes its filter tables, about 10-30 ms of CPU. Make converters when a call's stream
- *   starts, before its audio flows.
- * - A module instance holds one converter state (the C glue keeps a single `SRC_STATE`), so a
- *   converter is one instance; `destroy()` frees the state inside it, and the 26 MB heap goes when
- *   the instance is unreachable: dispose() lets go of it.
- * - `full()` is libsamplerate's streaming API (`src_process`, never end of input): the filter keeps
- *   its history between calls, so a stream cut into 20 ms chunks comes out as it would whole (the
- *   unit test checks sample for sample). `simple()` starts afresh each call and must not be used on
- *   a stream.
+ * How it is used here:
+ * - One module instance per thread, loaded once: every converter is a resampler state and two
+ *   small buffers in its heap (kilobytes), made in microseconds and freed by dispose().
+ * - The package is an ES module; it is loaded with require (Node's require(esm)) from this CommonJS
+ *   file. Jest, which cannot require an ES module without an experimental flag, compiles it to
+ *   CommonJS with swc (jest.config.js).
+ * - `speex_resampler_process_int` is a streaming API: the filter keeps its history between calls, so
+ *   a stream cut into 20 ms chunks comes out as it would whole (the unit test checks sample for
+ *   sample). The filter's leading zeros are skipped, so what comes out lags what went in by the
+ *   filter's delay and drain() pushes that tail out.
  */
-import { ConverterType, create } from '@alexanderolsen/libsamplerate-js';
+
+import { createRequire } from 'node:module';
 
 /**
- * SRC_SINC_MEDIUM_QUALITY: flat to 90% of the lower Nyquist, so the whole telephone band (300-3400 Hz)
- * passes at 8 kHz (3.4 kHz: -0.0 dB), and everything above 4 kHz is at least 100 dB down.
- * SRC_SINC_FASTEST costs about half as much but is already -8.8 dB at 3.4 kHz: the top of a band that
- * holds what a phone line keeps of the consonants. Either costs about 1% of a frame's 20 ms or less
- * (docs/telephony.md).
+ * Speex quality 7 (of 0-10): a Kaiser-windowed sinc with its cutoff at 93% of the lower Nyquist, so
+ * the whole telephone band (300-3400 Hz) passes at 8 kHz, and about 100 dB of stopband. A 20 ms frame
+ * costs about 13 µs (8 → 16 kHz) and 56 µs (22 050 Hz → 8 kHz) on the development machine, a tenth to
+ * a quarter of what libsamplerate's medium sinc cost in JavaScript (docs/telephony.md).
  */
-export const PHONE_RESAMPLER_QUALITY = ConverterType.SRC_SINC_MEDIUM_QUALITY;
-/** libsamplerate's rates: 1 Hz to 192 kHz. */
+export const PHONE_RESAMPLER_QUALITY = 7;
+/** The Speex resampler's rates, as libsamplerate's were: 1 Hz to 192 kHz. */
 const MAX_SAMPLE_RATE = 192_000;
 /** The filter's tail is pushed out with this much silence at a time (ms of input). */
 const DRAIN_CHUNK_MS = 20;
-/** More silence than any sinc filter here holds (its delay is a few ms): a drain stops there. */
+/** More silence than any filter here holds (its delay is a few ms): a drain stops there. */
 const MAX_DRAIN_CHUNKS = 25;
+/** Input taken per call into the module (100 ms): the heap buffers stay small. */
+const CHUNK_MS = 100;
 
-type Converter = Awaited<ReturnType<typeof create>>;
+/** The module's exports used here (the C API of speex_resampler.h, and the heap). */
+interface SpeexModule {
+  HEAP16: Int16Array;
+  HEAPU32: Uint32Array;
+  _malloc(bytes: number): number;
+  _free(pointer: number): void;
+  _speex_resampler_init(
+    channels: number,
+    inRate: number,
+    outRate: number,
+    quality: number,
+    err: number,
+  ): number;
+  _speex_resampler_process_int(
+    state: number,
+    channel: number,
+    input: number,
+    inLength: number,
+    output: number,
+    outLength: number,
+  ): number;
+  _speex_resampler_skip_zeros(state: number): number;
+  _speex_resampler_reset_mem(state: number): number;
+  _speex_resampler_destroy(state: number): void;
+}
 
-/**
- * PCM16 mono from one rate to another through a sinc low-pass filter, chunk by chunk, with the
- * filter's state kept across chunks (no clicks at chunk edges). What comes out lags what went in by
- * the filter's delay; drain() pushes that tail out.
- */
+let loading: Promise<SpeexModule> | undefined;
+/** This thread's module instance, made on first use. */
+function speexModule(): Promise<SpeexModule> {
+  loading ??= (async () => {
+    const load = createRequire(__filename);
+    const { default: factory } = load('@echogarden/speex-resampler-wasm/simd') as {
+      default: () => Promise<SpeexModule>;
+    };
+    return factory();
+  })();
+  return loading;
+}
+
+/** Where a converter lives in the module's heap. */
+interface Converter {
+  module: SpeexModule;
+  state: number;
+  /** One allocation: the input buffer, the output buffer, then the two lengths (u32). */
+  block: number;
+  input: number;
+  inputCapacity: number;
+  output: number;
+  outputCapacity: number;
+  inLength: number;
+  outLength: number;
+}
+
+async function createConverter(fromRate: number, toRate: number): Promise<Converter> {
+  const module = await speexModule();
+  const inputCapacity = Math.max(1, Math.ceil((fromRate * CHUNK_MS) / 1000));
+  const outputCapacity = Math.ceil((inputCapacity * toRate) / fromRate) + 64;
+  const bytes = 2 * inputCapacity + 2 * outputCapacity + 12;
+  const block = module._malloc(bytes + 4);
+  if (!block) throw new Error('The resampler could not allocate its buffers');
+  const error = block + bytes; // the init's error code
+  const state = module._speex_resampler_init(1, fromRate, toRate, PHONE_RESAMPLER_QUALITY, error);
+  if (!state) {
+    module._free(block);
+    throw new Error(`The resampler refused ${fromRate} → ${toRate} Hz`);
+  }
+  module._speex_resampler_skip_zeros(state);
+  const output = block + 2 * inputCapacity;
+  const lengths = (output + 2 * outputCapacity + 3) & ~3;
+  return {
+    module,
+    state,
+    block,
+    input: block,
+    inputCapacity,
+    output,
+    outputCapacity,
+    inLength: lengths,
+    outLength: lengths + 4,
+  };
+}
+
+/** Runs `pcm` (at most the input capacity) through the filter; what it made, copied out of the heap. */
+function resample(c: Converter, pcm: Int16Array): Int16Array {
+  const made: Int16Array[] = [];
+  let offset = 0;
+  while (offset < pcm.length) {
+    const { module } = c;
+    const part = pcm.subarray(offset, offset + c.inputCapacity);
+    module.HEAP16.set(part, c.input >> 1);
+    module.HEAPU32[c.inLength >> 2] = part.length;
+    module.HEAPU32[c.outLength >> 2] = c.outputCapacity;
+    module._speex_resampler_process_int(c.state, 0, c.input, c.inLength, c.output, c.outLength);
+    const consumed = module.HEAPU32[c.inLength >> 2];
+    const produced = module.HEAPU32[c.outLength >> 2];
+    const out = new Int16Array(produced);
+    out.set(module.HEAP16.subarray(c.output >> 1, (c.output >> 1) + produced));
+    made.push(out);
+    if (consumed === 0 && produced === 0) throw new Error('The resampler made no progress');
+    offset += consumed;
+  }
+  return made.length === 1 ? made[0] : joinPcm16(made);
+}
+
 export class SincResampler {
   private converter: Converter | undefined;
   /** Samples pushed, and made, since the converter started (or last drained). */
@@ -61,8 +159,7 @@ export class SincResampler {
         throw new RangeError(`A sample rate is an integer from 1 to ${MAX_SAMPLE_RATE} Hz, not ${rate}`);
       }
     }
-    const converter = await create(1, fromRate, toRate, { converterType: PHONE_RESAMPLER_QUALITY });
-    return new SincResampler(converter, fromRate, toRate);
+    return new SincResampler(await createConverter(fromRate, toRate), fromRate, toRate);
   }
 
   get disposed(): boolean {
@@ -70,20 +167,14 @@ export class SincResampler {
   }
 
   /**
-   * The next chunk of the stream in (any length: a long one goes through a second at a time, which
-   * keeps the package's buffers small); what the filter has made of the stream so far, out.
+   * The next chunk of the stream in (any length: a long one goes through 100 ms at a time, which
+   * keeps the heap's buffers small); what the filter has made of the stream so far, out.
    */
   push(pcm: Int16Array): Int16Array {
-    const converter = this.live();
-    const parts: Int16Array[] = [];
-    for (let offset = 0; offset < pcm.length; offset += this.fromRate) {
-      const chunk = pcm.subarray(offset, offset + this.fromRate);
-      const out = converter.full(pcm16ToFloat32(chunk));
-      this.samplesIn += chunk.length;
-      this.samplesOut += out.length;
-      parts.push(float32ToPcm16(out));
-    }
-    return parts.length === 1 ? parts[0] : joinPcm16(parts);
+    const out = resample(this.live(), pcm);
+    this.samplesIn += pcm.length;
+    this.samplesOut += out.length;
+    return out;
   }
 
   /**
@@ -94,20 +185,14 @@ export class SincResampler {
   drain(): Int16Array {
     const converter = this.live();
     const owed = Math.round((this.samplesIn * this.toRate) / this.fromRate) - this.samplesOut;
-    const tail: Float32Array[] = [];
-    let made = 0;
-    const silence = new Float32Array(Math.max(1, Math.round((this.fromRate * DRAIN_CHUNK_MS) / 1000)));
-    for (let chunk = 0; made < owed && chunk < MAX_DRAIN_CHUNKS; chunk++) {
-      const out = converter.full(silence);
-      tail.push(out);
-      made += out.length;
-    }
     const pcm = new Int16Array(Math.max(0, owed));
-    let offset = 0;
-    for (const out of tail) {
-      const part = float32ToPcm16(out.subarray(0, pcm.length - offset));
-      pcm.set(part, offset);
-      offset += part.length;
+    const silence = new Int16Array(Math.max(1, Math.round((this.fromRate * DRAIN_CHUNK_MS) / 1000)));
+    let made = 0;
+    for (let chunk = 0; made < pcm.length && chunk < MAX_DRAIN_CHUNKS; chunk++) {
+      const out = resample(converter, silence);
+      const part = out.subarray(0, pcm.length - made);
+      pcm.set(part, made);
+      made += part.length;
     }
     this.reset();
     return pcm;
@@ -115,17 +200,19 @@ export class SincResampler {
 
   /** Forgets what the filter holds (the caller interrupted: the rest is not said); starts afresh. */
   reset(): void {
-    const converter = this.live();
-    // the package's documented way to start over: a new rate re-creates the converter state (src_delete,
-    // then src_new) inside the same module instance, in microseconds
-    converter.outputSampleRate = this.toRate;
+    const { module, state } = this.live();
+    module._speex_resampler_reset_mem(state);
+    module._speex_resampler_skip_zeros(state);
     this.samplesIn = 0;
     this.samplesOut = 0;
   }
 
-  /** Frees the converter (its state, and its module instance to the garbage collector). Idempotent. */
+  /** Frees the converter (its state and buffers in the module's heap). Idempotent. */
   dispose(): void {
-    this.converter?.destroy();
+    const converter = this.converter;
+    if (!converter) return;
+    converter.module._speex_resampler_destroy(converter.state);
+    converter.module._free(converter.block);
     this.converter = undefined;
   }
 
@@ -133,22 +220,6 @@ export class SincResampler {
     if (!this.converter) throw new Error('This resampler was disposed');
     return this.converter;
   }
-}
-
-/** PCM16 → libsamplerate's floats in [-1, 1). */
-export function pcm16ToFloat32(pcm: Int16Array): Float32Array {
-  const samples = new Float32Array(pcm.length);
-  for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i] / 32_768;
-  return samples;
-}
-
-/** Floats → PCM16, clipped (a sinc filter overshoots a little on a full-scale edge) and rounded. */
-export function float32ToPcm16(samples: Float32Array): Int16Array {
-  const pcm = new Int16Array(samples.length);
-  for (let i = 0; i < samples.length; i++) {
-    pcm[i] = Math.max(-32_768, Math.min(32_767, Math.round(samples[i] * 32_768)));
-  }
-  return pcm;
 }
 
 function joinPcm16(parts: Int16Array[]): Int16Array {
