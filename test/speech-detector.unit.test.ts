@@ -2,10 +2,11 @@
  * @jest-environment ./test/support/native-arrays-environment.js
  */
 import path from 'node:path';
+import * as ort from 'onnxruntime-node';
 import { createLogger } from '../src/logging/logger';
 import { resamplePcm16 } from '../src/outbound/wav';
 import { encodeMulaw, InboundPhoneAudio } from '../src/telephony/audio';
-import { createSpeechDetector } from '../src/voices/speech-detector';
+import { createSpeechDetector, SILENT_FRAME_PEAK, skippingSilence } from '../src/voices/speech-detector';
 import { SpeechPool } from '../src/voices/speech-pool';
 import { speakWithEspeak } from './support/espeak-speech';
 
@@ -145,5 +146,35 @@ describe('speech detector (Silero VAD through onnxruntime-node, model shipped in
     } finally {
       await detector.close();
     }
+  });
+
+  it('does not run the model on a silent frame: no speech, and the next frame starts afresh', async () => {
+    const runs: string[] = [];
+    const stateAfterRun = new ort.Tensor('float32', new Float32Array(256).fill(0.25), [2, 1, 128]);
+    const model = {
+      run: async () => {
+        runs.push('run');
+        return { output: new ort.Tensor('float32', new Float32Array([0.9]), [1, 1]), stateN: stateAfterRun };
+      },
+      release: async () => undefined,
+    } as unknown as Parameters<typeof skippingSilence>[0];
+    const session = skippingSilence(model);
+    const frame = (peak: number) => {
+      const samples = new Float32Array(512);
+      samples[100] = peak;
+      return { input: new ort.Tensor('float32', samples, [1, 512]) };
+    };
+    // digital silence, and a frame just under −60 dBFS: judged at once, the model not run
+    for (const peak of [0, -SILENT_FRAME_PEAK * 0.99]) {
+      const out = await session.run(frame(peak));
+      expect((out.output as ort.Tensor).data[0]).toBe(0);
+      expect([...((out.stateN as ort.Tensor).data as Float32Array)].every((x) => x === 0)).toBe(true);
+    }
+    expect(runs).toHaveLength(0);
+    // anything louder runs the model (a phone line's noise is about −45 dBFS)
+    const loud = await session.run(frame(SILENT_FRAME_PEAK * 5.6));
+    expect((loud.output as ort.Tensor).data[0]).toBeCloseTo(0.9);
+    expect(loud.stateN).toBe(stateAfterRun);
+    expect(runs).toHaveLength(1);
   });
 });

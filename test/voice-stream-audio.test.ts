@@ -154,7 +154,13 @@ describe('the live voice stream: caller audio in', () => {
     const long = Array.from({ length: 15 }, (_, i) => `Here is detail number ${i + 1} of your order.`).join(
       ' ',
     );
-    llm.script(() => ({ content: long, tokenDelayMs: 30 }));
+    // the long reply to the first question only: the question over it gets a short one, whenever
+    // its model call comes (it can come before this client has read its transcript)
+    llm.script((req) =>
+      String(req.messages.at(-1)?.content ?? '').includes('Tell me about my order')
+        ? { content: long, tokenDelayMs: 30 }
+        : { content: 'Okay, go ahead.' },
+    );
     // a backchannel over the reply: heard, recognized as "uh-huh", nothing interrupted
     stt.configure({ transcript: 'uh-huh' });
     client.sendText('Tell me about my order');
