@@ -206,6 +206,21 @@ describe('the playback buffer, on a clock of its own', () => {
     expect(echoed).toEqual([{ name: 'a', receivedAt: 0, echoedAt: 40 }]);
   });
 
+  it('counts reply frames that came after their playback time (an underrun mid-segment), not a segment’s end', () => {
+    const { playback, tick } = buffer();
+    playback.enqueueAudio(new Uint8Array(320)); // two frames, then the platform is late
+    expect([tick(), tick(), tick(), tick()]).toEqual([160, 160, 0, 0]);
+    playback.enqueueAudio(new Uint8Array(160)); // the rest of the segment, two ticks late
+    expect(playback.underruns).toBe(2);
+    tick();
+    playback.enqueueMark('end');
+    // the segment's end, its mark, then silence, then the next segment: no underrun
+    expect([tick(), tick()]).toEqual([0, 0]);
+    playback.enqueueAudio(new Uint8Array(160));
+    expect(tick()).toBe(160);
+    expect(playback.underruns).toBe(2);
+  });
+
   it('echoes a mark at once when nothing is buffered or playing', () => {
     const { clock, echoed, playback, tick } = buffer();
     playback.enqueueAudio(new Uint8Array(80)); // 10 ms, playing from 0

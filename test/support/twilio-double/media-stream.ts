@@ -147,6 +147,11 @@ export class TwilioMediaStream extends EventEmitter {
   }
 
   /** Unplayed audio held in the playback buffer, in milliseconds. */
+  /** Reply frames that reached the carrier after their playback time (`PlaybackBuffer.underruns`). */
+  get underruns(): number {
+    return this.playback.underruns;
+  }
+
   get bufferedMs(): number {
     return this.playback.bufferedBytes / (TWILIO_MEDIA_FORMAT.sampleRate / 1000);
   }

@@ -40,6 +40,16 @@ export class PlaybackBuffer {
   private playingUntil = 0;
   readonly marks: MarkRecord[] = [];
   readonly clears: ClearRecord[] = [];
+  /**
+   * Frames the platform sent too late: ticks that ran out of audio in the middle of a segment (audio
+   * played, no mark since) and more of that segment came afterwards. A tick late on the double's own
+   * side (a busy event loop, caught up at once) is no underrun: the audio was there.
+   */
+  underruns = 0;
+  /** Ticks short of audio since the segment's last audio, counted once more of it comes. */
+  private starvedTicks = 0;
+  /** Audio of a segment has played and its mark has not come yet. */
+  private midSegment = false;
 
   constructor(
     private readonly echoMark: (mark: MarkRecord) => void,
@@ -53,11 +63,16 @@ export class PlaybackBuffer {
 
   enqueueAudio(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
+    if (this.midSegment && this.queuedBytes === 0) this.underruns += this.starvedTicks;
+    this.starvedTicks = 0;
     this.queue.push({ kind: 'audio', bytes, offset: 0 });
     this.queuedBytes += bytes.length;
   }
 
   enqueueMark(name: string): void {
+    // the segment's audio had all come: a short tick before its mark was its end, not an underrun
+    if (this.queuedBytes === 0) this.midSegment = false;
+    this.starvedTicks = 0;
     const mark: MarkRecord = { name, receivedAt: this.now() };
     this.marks.push(mark);
     // nothing buffered and the last frame has finished playing: the audio before it has played
@@ -67,6 +82,8 @@ export class PlaybackBuffer {
   }
 
   clear(): ClearRecord {
+    this.midSegment = false;
+    this.starvedTicks = 0;
     const record: ClearRecord = { at: this.now(), droppedBytes: this.queuedBytes, marksEchoed: [] };
     for (const mark of this.dueMarks.splice(0)) this.echo(mark, false);
     for (const item of this.queue.splice(0)) {
@@ -88,6 +105,7 @@ export class PlaybackBuffer {
       const head = this.queue[0]!;
       if (head.kind === 'mark') {
         this.queue.shift();
+        this.midSegment = false;
         // the audio before it ended inside this frame (or the frame before): echoed at the next tick
         if (filled === 0) this.echo(head.mark, false);
         else this.dueMarks.push(head.mark);
@@ -102,6 +120,8 @@ export class PlaybackBuffer {
       if (head.offset === head.bytes.length) this.queue.shift();
     }
     if (filled > 0) this.playingUntil = this.now() + (filled / TWILIO_FRAME_BYTES) * TWILIO_FRAME_MS;
+    if (filled < TWILIO_FRAME_BYTES && this.midSegment) this.starvedTicks += 1;
+    else if (filled === TWILIO_FRAME_BYTES) this.midSegment = true;
     return { frame, audioBytes: filled };
   }
 
