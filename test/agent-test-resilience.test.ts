@@ -143,6 +143,14 @@ describe('a test run whose worker is SIGKILLed during a tool call', () => {
           config: { url: receiver.url, method: 'POST' },
         });
         expect(tool.status).toBe(201);
+        // the agent is offered the tool (docs/personas.md "Tools")
+        const named = await api('PUT', `/personas/${personaId}`, {
+          manifest: {
+            ...completeManifest('testruntool-ava'),
+            tools: [{ type: 'tool', id: tool.body.data.id }],
+          },
+        });
+        expect(named.status).toBe(200);
         // each model round: a new call id (as a hosted model gives), so a tool round asked of the
         // model again would be a new call; after the tool answered, a reply
         llm.script((req, i) =>

@@ -69,10 +69,14 @@ describe('agent test runs', () => {
     worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { dispatch: false });
     dev = await newDeveloper(app, 'runs');
     other = await newDeveloper(app, 'runs-other');
-    personaId = (await api('POST', '/personas', { manifest: completeManifest('runs-ava') })).body.persona.id;
-    expect(
-      (await platform('POST', '/mcp-servers', dev.testKey, { name: 'orders', endpoint: mcp.url })).status,
-    ).toBe(201);
+    const server = await platform('POST', '/mcp-servers', dev.testKey, { name: 'orders', endpoint: mcp.url });
+    expect(server.status).toBe(201);
+    // the agent is offered the orders server's tools (docs/personas.md "Tools")
+    const manifest = {
+      ...completeManifest('runs-ava'),
+      tools: [{ type: 'mcp_server', id: server.body.data.id }],
+    };
+    personaId = (await api('POST', '/personas', { manifest })).body.persona.id;
   }, 120_000);
   afterAll(async () => {
     await worker.stop();

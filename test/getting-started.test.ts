@@ -53,11 +53,21 @@ describe('GET /getting-started: the first five minutes, ticked from real state',
     ).toBe(200);
     expect(await done()).toContain('talk');
 
-    // the demo MCP server, where a process serves it, is the first tool
+    // the demo MCP server, where a process serves it, is the first tool: given once a persona names it
     app.ctx.demoMcpUrl = demo.url;
     expect((await checklist()).demoMcpUrl).toBe(demo.url);
     const server = await platform('POST', '/mcp-servers', { name: 'demo-shop', endpoint: demo.url });
     expect(server.body.data).toMatchObject({ status: 'connected', toolCount: 2 });
+    expect(await done()).not.toContain('tool');
+    await call(app.baseUrl, 'PUT', `/api/v1/developers/personas/${persona.body.persona.id}`, {
+      token: dev.token,
+      body: {
+        manifest: {
+          ...completeManifest('gs-agent'),
+          tools: [{ type: 'mcp_server', id: server.body.data.id }],
+        },
+      },
+    });
     expect(await done()).toContain('tool');
 
     await platform('POST', '/webhooks', {

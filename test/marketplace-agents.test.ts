@@ -174,6 +174,59 @@ describe('marketplace agents in voice sessions', () => {
     expect(await toolsOf(other.body.data.id)).not.toContain('market__agent-adder');
   }, 60_000);
 
+  it("a marketplace tool the developer's account installed is offered to the agent that names it, metered against the account", async () => {
+    const dev = await newDeveloper(app, 'installer');
+    // the console installs as the account (its publisher id is the account id)
+    await install(dev.publisherId, 'agent-adder', 'tool');
+    const persona = async (slug: string, tools?: object[]) =>
+      (
+        await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+          token: dev.token,
+          body: { manifest: { ...completeManifest(slug), ...(tools ? { tools } : {}) } },
+        })
+      ).body.persona.id as string;
+    const adder = await persona('adder-agent', [{ type: 'marketplace', id: 'agent-adder' }]);
+    const plain = await persona('plain-agent');
+    // naming an item the account did not install is refused at save
+    const refused = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: {
+        manifest: { ...completeManifest('wrong-agent'), tools: [{ type: 'marketplace', id: 'math-agent' }] },
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.validationErrors).toEqual([
+      'manifest.tools[0]: math-agent is not a marketplace tool your account installed',
+    ]);
+    const platform = (method: string, path: string, body?: unknown) =>
+      call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
+    const withAdder = (await platform('POST', '/sessions', { personaId: adder, userId: 'usr_caller' })).body
+      .data.id;
+    const without = (await platform('POST', '/sessions', { personaId: plain, userId: 'usr_caller' })).body
+      .data.id;
+    const toolsOf = async (id: string) =>
+      ((await platform('GET', `/sessions/${id}/context`)).body.data.tools as { name: string }[]).map(
+        (t) => t.name,
+      );
+    expect(await toolsOf(withAdder)).toEqual(['market__agent-adder']);
+    expect(await toolsOf(without)).toEqual([]);
+
+    llm.script((req: LlmRequest) => {
+      const tool = req.messages.find((m: { role: string }) => m.role === 'tool');
+      if (tool) return { content: `It is ${JSON.parse(tool.content ?? '{}').result?.sum}.` };
+      return { tool_calls: [{ id: 'c1', name: 'market__agent-adder', arguments: { a: 1, b: 2 } }] };
+    });
+    const turn = await platform('POST', `/sessions/${withAdder}/turns`, { text: 'What is one plus two?' });
+    expect(turn.status).toBe(200);
+    expect(turn.body.data.reply.text).toBe('It is 3.');
+    // the account's installation paid for the run, at its plan's tier; the caller paid nothing
+    const usage = await send('GET', '/usage/agent-adder', undefined, user(dev.publisherId));
+    expect(usage.status).toBe(200);
+    expect(usage.body).toMatchObject({ userId: dev.publisherId, totals: { executions: 1 } });
+    const callers = await send('GET', '/usage/agent-adder', undefined, user('usr_caller'));
+    expect(callers.body).toMatchObject({ totals: { executions: 0 } });
+  }, 60_000);
+
   it('enforces the agent quota per turn, and refuses other users, uninstalled agents and bad input', async () => {
     llm.script(() => ({ content: 'Sure.' }));
     const started = await send('POST', '/agents/math-agent/sessions', {}, user('usr_math'));

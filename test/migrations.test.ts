@@ -47,4 +47,40 @@ describe('migrations', () => {
       await Promise.all(orms.map((orm) => orm.close()));
     }
   });
+
+  it('tools per agent: each existing persona and version is given every tool and MCP server its account had', async () => {
+    const orm = await initOrm({ url, poolMax: 2, entities });
+    const db = orm.em.getConnection();
+    try {
+      await orm.getMigrator().down({ to: 'Migration20261129100000CallRecordings' });
+      await db.execute(`insert into accounts (id, issuer, subject, plan, created_at, updated_at)
+        values ('acct_mig', 'iss', 'sub', 'free', now(), now()), ('acct_none', 'iss', 'sub2', 'free', now(), now())`);
+      await db.execute(`insert into tools (id, account_id, environment, name, type, config, parameters, created_at, updated_at) values
+        ('tool_b', 'acct_mig', 'live', 'b', 'webhook', '{}', '{}', now() + interval '1 second', now()),
+        ('tool_a', 'acct_mig', 'test', 'a', 'webhook', '{}', '{}', now(), now())`);
+      await db.execute(`insert into mcp_servers (id, account_id, environment, name, transport, endpoint, auto_connect, created_at, updated_at)
+        values ('mcp_x', 'acct_mig', 'test', 'x', 'http', 'https://example.com/mcp', true, now(), now())`);
+      await db.execute(`insert into personas (id, account_id, manifest, name, tagline, category, created_at, updated_at) values
+        ('persona_old', 'acct_mig', '{"identity":{"name":"Old"}}', 'Old', '', 'other', now(), now()),
+        ('persona_bare', 'acct_none', '{}', 'Bare', '', 'other', now(), now())`);
+      await db.execute(`insert into persona_versions (persona_id, version, manifest, approved_at)
+        values ('persona_old', 1, '{"identity":{"name":"Old v1"}}', now())`);
+      await runMigrations(orm, logger);
+      const every = [
+        { type: 'tool', id: 'tool_a' },
+        { type: 'tool', id: 'tool_b' },
+        { type: 'mcp_server', id: 'mcp_x' },
+      ];
+      const [persona] = await db.execute(`select manifest from personas where id = 'persona_old'`);
+      expect(persona.manifest).toEqual({ identity: { name: 'Old' }, tools: every });
+      const [version] = await db.execute(
+        `select manifest from persona_versions where persona_id = 'persona_old'`,
+      );
+      expect(version.manifest).toEqual({ identity: { name: 'Old v1' }, tools: every });
+      const [bare] = await db.execute(`select manifest from personas where id = 'persona_bare'`);
+      expect(bare.manifest).toEqual({ tools: [] });
+    } finally {
+      await orm.close();
+    }
+  });
 });

@@ -43,13 +43,19 @@ async function withKillableWorker(
   let second: ChildProcess | undefined;
   try {
     const dev = await newDeveloper(app);
-    const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
-      token: dev.token,
-      body: { manifest: completeManifest(`${label}-agent`) },
-    });
     const api = (method: string, path: string, body?: unknown) =>
       call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
-    expect((await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url })).status).toBe(201);
+    const server = await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url });
+    expect(server.status).toBe(201);
+    const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: {
+        manifest: {
+          ...completeManifest(`${label}-agent`),
+          tools: [{ type: 'mcp_server', id: server.body.data.id }],
+        },
+      },
+    });
     const started = await api('POST', '/sessions', { personaId: persona.body.persona.id, userId: 'caller' });
     expect(started.status).toBe(201);
     const killWorker = async () => {

@@ -45,10 +45,16 @@ async function updateIdOf(app: TestApp, sessionId: string, index: number): Promi
 const platform = (app: TestApp, key: string, method: string, path: string, body?: unknown) =>
   call(app.baseUrl, method, `/api/v2/developers${path}`, { token: key, body });
 
-async function persona(app: TestApp, dev: Developer, slug: string, publish: boolean): Promise<string> {
+async function persona(
+  app: TestApp,
+  dev: Developer,
+  slug: string,
+  publish: boolean,
+  tools: object[] = [],
+): Promise<string> {
   const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
     token: dev.token,
-    body: { manifest: completeManifest(slug) },
+    body: { manifest: { ...completeManifest(slug), tools } },
   });
   const id = created.body.persona.id as string;
   if (publish) {
@@ -112,8 +118,6 @@ describe('voice sessions', () => {
     mcp = await startMcpTestServer();
     ({ app, close: closeApp } = await appWithWorker('sessions', { LLM_BASE_URL: llm.baseUrl }));
     dev = await newDeveloper(app, 'sessions');
-    published = await persona(app, dev, 'session-agent', true);
-    draft = await persona(app, dev, 'session-draft', false);
     const server = await live('POST', '/mcp-servers', {
       name: 'orders',
       transport: 'http',
@@ -121,6 +125,9 @@ describe('voice sessions', () => {
     });
     expect(server.status).toBe(201);
     serverId = server.body.data.id;
+    // the agents are offered the orders server's tools (docs/personas.md "Tools")
+    published = await persona(app, dev, 'session-agent', true, [{ type: 'mcp_server', id: serverId }]);
+    draft = await persona(app, dev, 'session-draft', false, [{ type: 'mcp_server', id: serverId }]);
     const wf = await live('POST', '/workflows', {
       name: 'Opening hours',
       trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
@@ -459,7 +466,7 @@ describe('voice sessions', () => {
   it('a tool whose answer passes its cap fails in the turn with errorCode RESPONSE_TOO_LARGE', async () => {
     const hostile = await startHostileServer(2 * 1024 * 1024); // tools/call answers 2 MiB; the cap is 1
     try {
-      // a developer of its own, so the other tests' model is offered no more tools
+      // a developer of its own, whose agent names the hostile server
       const other = await newDeveloper(app, 'sessions-cap');
       const key = other.testKey;
       const server = await platform(app, key, 'POST', '/mcp-servers', {
@@ -468,7 +475,9 @@ describe('voice sessions', () => {
         endpoint: hostile.mcpUrl,
       });
       expect(server.status).toBe(201);
-      const personaId = await persona(app, other, 'bulky-agent', false);
+      const personaId = await persona(app, other, 'bulky-agent', false, [
+        { type: 'mcp_server', id: server.body.data.id },
+      ]);
       const session = await platform(app, key, 'POST', '/sessions', { personaId, userId: 'caller-cap' });
       expect(session.status).toBe(201);
       llm.script((req) =>

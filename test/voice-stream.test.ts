@@ -51,14 +51,18 @@ describe('the live voice stream: text in, streamed speech out', () => {
     });
     worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { dispatch: false });
     dev = await newDeveloper(app, 'stream');
-    const manifest = completeManifest('stream-agent');
+    const server = await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url });
+    expect(server.status).toBe(201);
+    const manifest = {
+      ...completeManifest('stream-agent'),
+      tools: [{ type: 'mcp_server', id: server.body.data.id }],
+    };
     manifest.behaviors = { ...manifest.behaviors, thinking_sounds: ['One moment while I check.'] } as never;
     const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
       token: dev.token,
       body: { manifest },
     });
     personaId = created.body.persona.id;
-    expect((await api('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url })).status).toBe(201);
   });
   afterAll(async () => {
     await worker?.stop();

@@ -35,3 +35,8 @@ export async function setAccountPlan(em: EntityManager, accountId: string, plan:
   await em.flush();
   return account;
 }
+
+/** An account's plan, as a statement another area's query can embed (the accounts table is this area's). */
+export function accountPlanQuery(accountId: string): { sql: string; bindings: unknown[] } {
+  return { sql: 'select plan from accounts where id = ?', bindings: [accountId] };
+}

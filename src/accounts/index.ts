@@ -1,3 +1,3 @@
-export { setAccountPlan } from './accounts.service';
+export { accountPlanQuery, setAccountPlan } from './accounts.service';
 export type { ConsoleAuth } from './console-auth';
 export { accountSettings } from './settings.service';

@@ -17,7 +17,7 @@ import { answerClientError, createHttpServer } from '../http/node-server';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { RateLimits } from '../ratelimit/rate-limits';
-import { checkSessionOwned, type SessionStreams } from '../sessions';
+import { checkPersonaTools, checkSessionOwned, type SessionStreams } from '../sessions';
 import { startProcessTelemetry } from '../telemetry/process-telemetry';
 import { clientTracingInterceptors } from '../telemetry/temporal';
 import { callSessionDriver } from '../telephony';
@@ -163,7 +163,7 @@ export async function buildContext(
       verifyIdToken: await createIdTokenVerifier(config),
       temporalUiUrl: deps.temporalUiUrl,
       speech: new SpeechSynthesizer(config, logger),
-      references: { session: checkSessionOwned },
+      references: { session: checkSessionOwned, personaTools: checkPersonaTools },
       tracing,
       apiCalls,
     };
@@ -256,20 +256,23 @@ export function listen(
     // the live voice streams: WebSocket upgrades on the API's own port
     if (streams) {
       server.on('upgrade', (req, socket, head) => void streams.handleUpgrade(req, socket, head));
-      server.on('close', () => streams.close());
+      server.on('close', () => void streams.close());
     }
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });
 }
 
-/** Stops the HTTP server: no new connections, idle ones closed, in-flight requests finish. */
-export function closeServer(server: http.Server, streams?: SessionStreams): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    streams?.close(); // live calls end (each records its turn under way as interrupted)
-    server.closeIdleConnections();
-  });
+/**
+ * Stops the HTTP server: no new connections, idle ones closed, in-flight requests finish, and every
+ * live call ends (each records its turn under way as interrupted) before the caller goes on to close
+ * the Temporal and database connections those calls use.
+ */
+export async function closeServer(server: http.Server, streams?: SessionStreams): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const callsEnded = streams?.close();
+  server.closeIdleConnections();
+  await Promise.all([closed, callsEnded]);
 }
 
 /** SIGTERM/SIGINT: run `shutdown` (stop, drain) and exit 0; exit 1 past 9.5 s: the process leaves within 10 s. */

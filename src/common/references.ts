@@ -11,4 +11,19 @@ import type { Owner } from './owner';
 export interface ReferenceChecks {
   /** A voice session id (`sess_…`), e.g. the one a REST workflow execution or tool test carries. */
   session(em: EntityManager, owner: Owner, id: string): Promise<void>;
+  /**
+   * A persona's `tools` (the personas area's PersonaToolRef): the problems found, as
+   * `"tools[i]: …"` lines (none: it may be saved). Each must be the account's (a custom tool or MCP
+   * server of either environment, a marketplace tool it installed), named once, and no two may reach
+   * the model under one name in the same environment.
+   */
+  personaTools(em: EntityManager, accountId: string, refs: readonly ToolReference[]): Promise<string[]>;
+}
+
+/** A persona's reference to a tool it is offered (the personas area's PersonaToolRef). */
+export interface ToolReference {
+  type: 'tool' | 'mcp_server' | 'marketplace';
+  id: string;
+  /** An MCP server's allow-list. */
+  tools?: string[];
 }

@@ -4,13 +4,14 @@ import { preparedQuery } from '../db/prepared';
 import { McpServer } from './mcp-server.entity';
 
 /**
- * The environment's MCP servers with their stored tool lists, oldest first: the query a voice
- * session's context embeds, owned here because the mcp_servers table is this area's.
+ * The environment's MCP servers among `ids` (the ones a persona names), with their stored tool
+ * lists, in the order of `ids`: the query a voice session's context embeds, owned here because the
+ * mcp_servers table is this area's.
  */
-export function agentServersQuery(owner: Owner): { sql: string; bindings: unknown[] } {
+export function agentServersQuery(owner: Owner, ids: string[]): { sql: string; bindings: unknown[] } {
   return {
-    sql: 'select id, name, tools, tools_fetched_at from mcp_servers where account_id = ? and environment = ? order by created_at, id',
-    bindings: [owner.accountId, owner.environment],
+    sql: 'select id, name, tools, tools_fetched_at from mcp_servers where account_id = ? and environment = ? and id = any(?::text[]) order by array_position(?::text[], id::text)',
+    bindings: [owner.accountId, owner.environment, ids, ids],
   };
 }
 

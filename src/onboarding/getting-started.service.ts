@@ -14,7 +14,7 @@ const TITLES: Record<GettingStartedStep, string> = {
 /**
  * Each step read from the account's real state, in one statement, in either environment: an active
  * API key; a persona; a persona with a voice; a session with at least one turn (an agent-test run's
- * sessions do not count); an MCP server, a custom tool or an installed marketplace tool; a webhook.
+ * sessions do not count); a persona that names a tool (docs/personas.md "Tools"); a webhook.
  * (It reads other areas' tables, read only.)
  */
 const STEPS_SQL = `select
@@ -22,9 +22,8 @@ const STEPS_SQL = `select
     exists (select 1 from personas where account_id = ?) as persona,
     exists (select 1 from personas where account_id = ? and manifest #>> '{voice,voice_id}' is not null) as voice,
     exists (select 1 from sessions where account_id = ? and turn_count > 0 and test_run_id is null) as talk,
-    (exists (select 1 from mcp_servers where account_id = ?)
-      or exists (select 1 from tools where account_id = ?)
-      or exists (select 1 from marketplace_installations where user_id = ?)) as tool,
+    exists (select 1 from personas where account_id = ? and jsonb_typeof(manifest->'tools') = 'array'
+      and jsonb_array_length(manifest->'tools') > 0) as tool,
     exists (select 1 from webhooks where account_id = ?) as webhook`;
 
 /** GET /getting-started: the first five minutes' checklist, each step ticked from real state. */
@@ -37,7 +36,7 @@ export async function gettingStarted(
     knex,
     'getting-started-steps',
     STEPS_SQL,
-  )(Array(8).fill(accountId));
+  )(Array(6).fill(accountId));
   const steps = (Object.keys(TITLES) as GettingStartedStep[]).map((id) => ({
     id,
     title: TITLES[id],

@@ -11,6 +11,7 @@ export {
   dataSchemaValidator,
   schemaErrorLines,
 } from './manifest-analysis';
+export { type PersonaToolRef, PersonaToolRefSchema } from './manifest-tools';
 export { Persona, personaManifestSql } from './persona.entity';
 export { PersonaVersion } from './persona-version.entity';
 export {

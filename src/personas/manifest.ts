@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AnalysisSettingSchema } from './manifest-analysis';
+import { PersonaToolsSchema } from './manifest-tools';
 
 /**
  * A persona manifest (docs/api-contract.md "Persona manifests"). A draft may be incomplete, so every
@@ -92,6 +93,7 @@ export const PersonaManifestSchema = z
       })
       .partial(),
     analysis: AnalysisSettingSchema,
+    tools: PersonaToolsSchema,
   })
   .partial()
   .meta({

@@ -21,6 +21,7 @@ import {
   findPersona,
   getPersona,
   listPersonas,
+  refuseUnofferableTools,
   unpublishPersona,
   updatePersona,
   validatePersona,
@@ -45,9 +46,10 @@ export function mountPersonaRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContex
         'A draft may be incomplete (validate tells what is missing), but every field present must have the right type; unknown fields anywhere in the manifest are refused and named.',
       body: PersonaManifestBody,
       success: { status: 201, description: 'The draft', schema: PersonaEnvelope },
-      handler: async ({ auth, body }) => ({
-        persona: await createPersona(em(), auth.account.id, body.manifest),
-      }),
+      handler: async ({ auth, body }) => {
+        await refuseUnofferableTools(ctx, em(), auth.account.id, body.manifest);
+        return { persona: await createPersona(em(), auth.account.id, body.manifest) };
+      },
     })
     .route({
       method: 'get',
@@ -73,9 +75,10 @@ export function mountPersonaRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContex
       params: PersonaIdParams,
       body: PersonaManifestBody,
       success: { description: 'The updated persona', schema: PersonaEnvelope },
-      handler: async ({ auth, params, body }) => ({
-        persona: await updatePersona(em(), auth.account.id, params.id, body.manifest),
-      }),
+      handler: async ({ auth, params, body }) => {
+        await refuseUnofferableTools(ctx, em(), auth.account.id, body.manifest);
+        return { persona: await updatePersona(em(), auth.account.id, params.id, body.manifest) };
+      },
     })
     .route({
       method: 'post',

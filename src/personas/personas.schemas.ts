@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { timestamp } from '../http/envelope';
 import { REVIEW_DECISIONS, ReviewTestsSchema } from '../reviews';
 import { PERSONA_CATEGORIES, PERSONA_RULES, PersonaManifestSchema } from './manifest';
+import { PersonaToolRefSchema } from './manifest-tools';
 import { PERSONA_STATUSES } from './statuses';
 
 export const PersonaIdParams = z.object({ id: z.string().min(1).max(64) });
@@ -24,6 +25,9 @@ export const PersonaListEntry = z
     tagline: z.string(),
     status,
     category: z.string().meta({ description: '`knowledge.category` ("" while the draft has none)' }),
+    tools: z.array(PersonaToolRefSchema).meta({
+      description: "`manifest.tools`: what the persona's agent is offered ([] while it names none)",
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })

@@ -1,6 +1,7 @@
 import { type EntityManager, LockMode } from '@mikro-orm/postgresql';
+import type { AppContext } from '../common/context';
 import type { Config } from '../config/env';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound, validationFailed } from '../http/errors';
 import { Review, reviewId } from '../reviews';
 import { findCatalogVoice } from '../voices';
 import { type PersonaManifest, type ValidationResult, validatePersonaManifest } from './manifest';
@@ -17,6 +18,7 @@ export function listEntry(p: Persona) {
     tagline: p.tagline,
     status: p.status,
     category: p.category,
+    tools: p.manifest.tools ?? [],
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };
@@ -96,6 +98,25 @@ export async function listPersonas(em: EntityManager, accountId: string) {
     { orderBy: { createdAt: 'desc', id: 'desc' } },
   );
   return personas.map(listEntry);
+}
+
+/**
+ * 400 `VALIDATION_FAILED` naming each problem with the manifest's `tools` (docs/personas.md "Tools"):
+ * a tool, server or installation that is not the account's, one named twice, two offered under one name.
+ */
+export async function refuseUnofferableTools(
+  ctx: Pick<AppContext, 'references'>,
+  em: EntityManager,
+  accountId: string,
+  manifest: PersonaManifest,
+): Promise<void> {
+  const problems = await ctx.references.personaTools(em, accountId, manifest.tools ?? []);
+  if (problems.length > 0) {
+    throw validationFailed(
+      problems.map((p) => `manifest.${p}`),
+      'The manifest names tools its agent cannot be offered',
+    );
+  }
 }
 
 export async function createPersona(em: EntityManager, accountId: string, manifest: PersonaManifest) {

@@ -177,7 +177,9 @@ function directCall(ctx: CoreContext, input: AgentToolCall): DirectCall | null {
   const answer = (result: ToolExecutionResult) => answered(offered, toolId, args, result);
   if (ref.kind === 'marketplace') {
     const base = { sessionId: input.sessionId, toolId, toolName: offered.name };
-    return { base, args, answer, call: marketplaceCall(ctx, input.caller, ref.itemId, args) };
+    // the account's installation pays for a tool its persona names; the caller's own, for theirs
+    const payer = ref.installedBy ? { userId: ref.installedBy, tier: ref.tier ?? 'free' } : input.caller;
+    return { base, args, answer, call: marketplaceCall(ctx, payer, ref.itemId, args) };
   }
   const base = { sessionId: input.sessionId, toolId, toolName: ref.toolName };
   const call = {
@@ -201,12 +203,12 @@ async function startAgentTool(ctx: CoreContext, input: AgentToolCall): Promise<A
   return runCustomTool(ctx, input, offered, args);
 }
 
-/** A marketplace tool the caller installed, metered against their quota. */
-function marketplaceCall(ctx: CoreContext, caller: Caller, itemId: string, args: Record<string, unknown>) {
+/** An installed marketplace tool, metered against the quota of whoever installed it. */
+function marketplaceCall(ctx: CoreContext, payer: Caller, itemId: string, args: Record<string, unknown>) {
   return async () => {
     const run = await executeInstalledTool(ctx, {
-      userId: caller.userId,
-      tier: caller.tier,
+      userId: payer.userId,
+      tier: payer.tier,
       itemId,
       arguments: args,
     });

@@ -1,3 +1,4 @@
+export { checkPersonaTools } from './persona-tool-check';
 export { Session } from './session.entity';
 export {
   SessionDetailEnvelope,

@@ -1,6 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { completeManifest } from '../support/personas';
-import { api, devToken, expectAccessible, newEmail, signIn } from './support';
+import { api, apiKey, devToken, expectAccessible, newEmail, signIn } from './support';
 
 const field = (page: Page, name: string) => page.getByRole('textbox', { name: new RegExp(`^${name}`) });
 /** A select, chips list or suggestion field. */
@@ -91,6 +91,42 @@ test('create a persona by form alone and submit it', async ({ page }) => {
     knowledge: { category: 'customer_support' },
     conversation: { language: 'en-US', model: { temperature: 0.9 } },
   });
+});
+
+test('the form picks the tools its agent is offered; the tools page names the agents that use each', async ({
+  page,
+}) => {
+  const email = newEmail('persona-tools');
+  await signIn(page, email, '/console/personas');
+  const key = await apiKey(email, 'live');
+  const tool = await api('POST', '/api/v2/developers/tools', {
+    token: key,
+    body: {
+      name: 'check_stock',
+      type: 'webhook',
+      config: { url: 'https://example.com/stock', method: 'POST' },
+    },
+  });
+  expect(tool.status).toBe(201);
+  const token = await devToken(email);
+  const created = await api('POST', '/api/v1/developers/personas', {
+    token,
+    body: { manifest: completeManifest(`tools-${Date.now().toString(36)}`) },
+  });
+  const id: string = created.body.persona.id;
+  await page.goto(`/console/personas/${id}`);
+  await expect(page.getByText('No tools: the agent answers from its prompt alone.')).toBeVisible();
+  await combo(page, 'Tools the agent is offered').click();
+  await page.getByRole('option', { name: 'check_stock' }).click();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('save-state')).toHaveText('Saved');
+  const saved = await api('GET', `/api/v1/developers/personas/${id}`, { token });
+  expect(saved.body.persona.manifest.tools).toEqual([{ type: 'tool', id: tool.body.data.id }]);
+
+  await page.goto('/console/tools?tab=custom');
+  await expect(page.getByTestId(`used-by-${tool.body.data.id}`)).toHaveText('Ava');
+  await page.getByTestId(`used-by-${tool.body.data.id}`).getByRole('link', { name: 'Ava' }).click();
+  await expect(page).toHaveURL(new RegExp(`/console/personas/${id}$`));
 });
 
 test('a refused edit survives a reload; the guard asks before leaving; discard restores the saved version', async ({

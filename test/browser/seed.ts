@@ -42,9 +42,10 @@ export async function scriptLlm(
 }
 
 /** A published persona through the console API and the operator's approval. */
-export async function publishedPersona(token: string, slug: string): Promise<string> {
+export async function publishedPersona(token: string, slug: string, tools?: object[]): Promise<string> {
+  const manifest = { ...completeManifest(slug), ...(tools ? { tools } : {}) };
   const created = OK(
-    await api('POST', '/api/v1/developers/personas', { token, body: { manifest: completeManifest(slug) } }),
+    await api('POST', '/api/v1/developers/personas', { token, body: { manifest } }),
     'persona',
   );
   const id = created.persona.id as string;
@@ -109,7 +110,11 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
   const v2 = async (method: string, path: string, body?: unknown) =>
     OK(await api(method, `/api/v2/developers${path}`, { token: key, body }), `${method} ${path}`).data;
 
-  const personaId = await publishedPersona(token, `seed-${Date.now().toString(36)}`);
+  // the persona names the MCP server whose tool its model calls below
+  const mcpServer = await v2('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcpUrl });
+  const personaId = await publishedPersona(token, `seed-${Date.now().toString(36)}`, [
+    { type: 'mcp_server', id: mcpServer.id },
+  ]);
   const workflow = await v2('POST', '/workflows', {
     name: 'Opening hours',
     trigger: { type: 'voice_command', config: { command: 'what are your opening hours' } },
@@ -131,7 +136,6 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
   expect(byWorkflow.route).toBe('workflow');
   await v2('POST', `/sessions/${session.id}/turns`, { text: 'thanks, and do you ship abroad?' });
   // a turn where the model calls a tool of a registered MCP server
-  const mcpServer = await v2('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcpUrl });
   await scriptLlm([{ name: 'orders__add', arguments: { a: 2, b: 3 } }], 'Two plus three is five.');
   const byTool = await v2('POST', `/sessions/${session.id}/turns`, { text: 'add two and three please' });
   expect(byTool.actions[0]).toMatchObject({ type: 'tool', tool: 'orders__add', success: true });

@@ -45,10 +45,10 @@ afterAll(async () => {
 const live = (method: string, path: string, body?: unknown) =>
   call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.liveKey, body });
 
-async function publishedPersona(): Promise<string> {
+async function publishedPersona(tools: object[] = []): Promise<string> {
   const created = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
     token: dev.token,
-    body: { manifest: completeManifest('traced-agent') },
+    body: { manifest: { ...completeManifest('traced-agent'), tools } },
   });
   const id = created.body.persona.id as string;
   await call(app.baseUrl, 'POST', `/api/v1/developers/personas/${id}/submit`, { token: dev.token });
@@ -70,11 +70,14 @@ async function traceWith(traceId: string, names: RegExp[]): Promise<CollectedSpa
 
 describe('traces', () => {
   it('one turn with a tool call is one trace: the request, the turn, the workflow, the activity and its call', async () => {
-    expect(
-      (await live('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcp.url })).status,
-    ).toBe(201);
+    const server = await live('POST', '/mcp-servers', {
+      name: 'orders',
+      transport: 'http',
+      endpoint: mcp.url,
+    });
+    expect(server.status).toBe(201);
     const session = await live('POST', '/sessions', {
-      personaId: await publishedPersona(),
+      personaId: await publishedPersona([{ type: 'mcp_server', id: server.body.data.id }]),
       userId: 'caller',
     });
     expect(session.status).toBe(201);

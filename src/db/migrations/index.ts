@@ -27,6 +27,7 @@ import { Migration20261129070000LiveStreamCooldowns } from './Migration202611290
 import { Migration20261129080000PhoneNumbers } from './Migration20261129080000PhoneNumbers';
 import { Migration20261129090000Calls } from './Migration20261129090000Calls';
 import { Migration20261129100000CallRecordings } from './Migration20261129100000CallRecordings';
+import { Migration20261129110000PersonaTools } from './Migration20261129110000PersonaTools';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -58,4 +59,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129080000PhoneNumbers', class: Migration20261129080000PhoneNumbers },
   { name: 'Migration20261129090000Calls', class: Migration20261129090000Calls },
   { name: 'Migration20261129100000CallRecordings', class: Migration20261129100000CallRecordings },
+  { name: 'Migration20261129110000PersonaTools', class: Migration20261129110000PersonaTools },
 ];

@@ -33,15 +33,23 @@ export interface InstalledToolRow {
   version: string;
 }
 
-/** installedToolsForUser's statement, oldest first (also a subquery of a voice turn's context statement). */
-export function installedToolsQuery(userId: string): { sql: string; bindings: unknown[] } {
-  return {
-    sql: `select inst.item_id, inst.id as installation_id, i.manifest, i.version
+/**
+ * installedToolsForUser's statement, oldest first (also a subquery of a voice turn's context
+ * statement); with `itemIds`, only those items, in that order (the ones a persona names, installed by
+ * its account: a console installation's user id is the account's id).
+ */
+export function installedToolsQuery(
+  userId: string,
+  itemIds?: string[],
+): { sql: string; bindings: unknown[] } {
+  const select = `select inst.item_id, inst.id as installation_id, i.manifest, i.version
        from marketplace_installations inst join marketplace_items i on i.id = inst.item_id
       where inst.user_id = ? and inst.status = 'active' and inst.item_type = 'tool'
-        and (i.status = 'approved' or (i.status = 'removal_scheduled' and i.removes_at > now()))
-      order by inst.installed_at, inst.id`,
-    bindings: [userId],
+        and (i.status = 'approved' or (i.status = 'removal_scheduled' and i.removes_at > now()))`;
+  if (!itemIds) return { sql: `${select} order by inst.installed_at, inst.id`, bindings: [userId] };
+  return {
+    sql: `${select} and inst.item_id = any(?::text[]) order by array_position(?::text[], inst.item_id::text)`,
+    bindings: [userId, itemIds, itemIds],
   };
 }
 

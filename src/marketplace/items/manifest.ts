@@ -231,6 +231,12 @@ function ruleProblems(type: ItemType, raw: Raw, ctx: ManifestContext): string[] 
         findVoice: ctx.findVoice,
       });
       problems.push(...result.errors.map((e) => `manifest.persona.${e}`));
+      // a persona's tools name its own account's; an agent's are the marketplace tools of `tools`
+      if (persona.data.tools !== undefined) {
+        problems.push(
+          "manifest.persona.tools: not taken here; list the agent's marketplace tools in manifest.tools",
+        );
+      }
     }
     if (Array.isArray(raw.tools)) {
       const seen = new Set<unknown>();

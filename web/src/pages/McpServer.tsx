@@ -9,6 +9,7 @@ import { ErrorAlert, formatTime, PageHeader, PageLoader, StatusBadge } from '../
 import { useStoredValue } from '../store';
 import { McpTestAlert } from './tools/McpTestAlert';
 import { McpToolList } from './tools/McpToolList';
+import { UsedBy } from './tools/UsedBy';
 
 /** One MCP server: its settings, test the connection, its discovered tools with their schemas, refresh, delete. */
 export default function McpServerPage() {
@@ -81,6 +82,10 @@ export default function McpServerPage() {
           </Text>
           <Text size="sm">OAuth connection: {s.oauthTokenId ?? 'none'}</Text>
           <Text size="sm">Last connected: {formatTime(s.lastConnectedAt)}</Text>
+        </Group>
+        <Group gap="xs">
+          <Text size="sm">Agents offered its tools:</Text>
+          <UsedBy type="mcp_server" id={s.id} />
         </Group>
         {s.lastError ? <ErrorAlert error={new Error(s.lastError)} title="Last connection failed" /> : null}
         <section aria-labelledby="mcp-tools-heading">

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { type Column, DataTable } from '../../components/DataTable';
 import { ListBody } from '../../components/ListPage';
 import { formatTime, StatusBadge } from '../../components/ui';
+import { UsedBy } from '../tools/UsedBy';
 import { QuotaUse } from './QuotaUse';
 import { type Installation, itemPath, useInstallations, useUninstall } from './queries';
 
@@ -36,6 +37,10 @@ function installationColumns(
       ),
     },
     { header: 'Quota use', cell: (i) => <QuotaUse itemId={i.itemId} itemName={i.itemName} /> },
+    {
+      header: 'Used by',
+      cell: (i) => (i.itemType === 'tool' ? <UsedBy type="marketplace" id={i.itemId} /> : '—'),
+    },
     { header: 'Permissions', cell: (i) => i.grantedPermissions.join(', ') || '—' },
     { header: 'Installed', cell: (i) => formatTime(i.installedAt) },
     {

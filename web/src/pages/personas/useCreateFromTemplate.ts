@@ -13,8 +13,9 @@ export const gettingStartedQuery = {
 
 /**
  * Creates the order-status persona from its template (a slug of its own), and, where `npm start`
- * serves the demo MCP server, registers that server in the test environment (once), so the first
- * test call can use a tool; then switches the console to the test environment and opens the persona.
+ * serves the demo MCP server, registers that server in the test environment (once) and names it in
+ * the persona's tools, so the first test call can use a tool; then switches the console to the test
+ * environment and opens the persona.
  */
 export function useCreateFromTemplate() {
   const navigate = useNavigate();
@@ -22,12 +23,14 @@ export function useCreateFromTemplate() {
   return useMutation({
     mutationFn: async () => {
       const slug = `ava-orders-${Math.random().toString(36).slice(2, 7)}`;
-      const { persona } = unwrap(
-        await api.POST('/api/v1/developers/personas', { body: { manifest: orderStatusTemplate(slug) } }),
-      );
       // the checklist's answer when the overview has it (the URL never changes while the API runs)
       const { demoMcpUrl } = await queryClient.fetchQuery({ ...gettingStartedQuery, staleTime: Infinity });
-      if (demoMcpUrl) await registerDemoServer(demoMcpUrl);
+      const demoServer = demoMcpUrl ? await registerDemoServer(demoMcpUrl) : undefined;
+      const manifest = {
+        ...orderStatusTemplate(slug),
+        ...(demoServer ? { tools: [{ type: 'mcp_server' as const, id: demoServer }] } : {}),
+      };
+      const { persona } = unwrap(await api.POST('/api/v1/developers/personas', { body: { manifest } }));
       return persona;
     },
     onSuccess: async (persona) => {
@@ -40,15 +43,17 @@ export function useCreateFromTemplate() {
   });
 }
 
-async function registerDemoServer(endpoint: string): Promise<void> {
+/** The test environment's demo MCP server (registered now if it is not yet): its id. */
+async function registerDemoServer(endpoint: string): Promise<string> {
   const servers = unwrap(
     await api.GET('/api/v2/developers/mcp-servers', { params: { query: { limit: 200 } }, headers: IN_TEST }),
   ).data;
-  if (servers.some((s) => s.endpoint === endpoint)) return;
-  unwrap(
+  const registered = servers.find((s) => s.endpoint === endpoint);
+  if (registered) return registered.id;
+  return unwrap(
     await api.POST('/api/v2/developers/mcp-servers', {
       body: { name: 'demo-shop', transport: 'http', endpoint, autoConnect: true },
       headers: IN_TEST,
     }),
-  );
+  ).data.id;
 }

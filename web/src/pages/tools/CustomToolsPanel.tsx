@@ -11,6 +11,7 @@ import { useStoredValue } from '../../store';
 import { CreateToolDialog } from './CreateToolDialog';
 import { PanelHeader } from './PanelHeader';
 import { TestToolDialog } from './TestToolDialog';
+import { UsedBy } from './UsedBy';
 
 type Tool = components['schemas']['Tool'];
 
@@ -64,6 +65,7 @@ export function CustomToolsPanel() {
       header: 'Parameters',
       cell: (t) => Object.keys((t.parameters.properties ?? {}) as object).join(', ') || '—',
     },
+    { header: 'Used by', cell: (t) => <UsedBy type="tool" id={t.id} /> },
     { header: 'Created', cell: (t) => formatTime(t.createdAt) },
     {
       header: <VisuallyHidden>Actions</VisuallyHidden>,

@@ -11,6 +11,7 @@ import { formatTime, StatusBadge } from '../../components/ui';
 import { useStoredValue } from '../../store';
 import { PanelHeader } from './PanelHeader';
 import { RegisterMcpServerDialog } from './RegisterMcpServerDialog';
+import { UsedBy } from './UsedBy';
 
 type McpServer = components['schemas']['McpServer'];
 
@@ -26,6 +27,7 @@ const COLUMNS: Column<McpServer>[] = [
   { header: 'Endpoint', cell: (s) => s.endpoint, style: { wordBreak: 'break-all' } },
   { header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
   { header: 'Tools', cell: (s) => s.toolCount },
+  { header: 'Used by', cell: (s) => <UsedBy type="mcp_server" id={s.id} /> },
   { header: 'Last connected', cell: (s) => formatTime(s.lastConnectedAt) },
 ];
 

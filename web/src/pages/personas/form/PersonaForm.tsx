@@ -2,6 +2,7 @@ import { Alert, Stack } from '@mantine/core';
 import { ConversationSection } from './ConversationSection';
 import { PersonaFormContext, type PersonaFormState } from './FormContext';
 import { BehaviorsSection, IdentitySection, KnowledgeSection, PersonalitySection } from './sections';
+import { ToolsSection } from './ToolsSection';
 import { VoicePicker } from './VoicePicker';
 
 /**
@@ -32,6 +33,7 @@ export function PersonaForm(
         <KnowledgeSection />
         <BehaviorsSection />
         <ConversationSection />
+        <ToolsSection />
       </Stack>
     </PersonaFormContext.Provider>
   );

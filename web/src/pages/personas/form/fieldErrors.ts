@@ -24,6 +24,7 @@ export const FORM_FIELDS = new Set([
   'conversation.model.name',
   'conversation.model.temperature',
   'conversation.model.maxTokens',
+  'tools',
 ]);
 
 /** Paths whose problems are shown on another field (the voice picker sets both voice fields). */
@@ -45,6 +46,8 @@ export function placeProblems(problems: string[]): PlacedProblems {
   const unplaced: string[] = [];
   for (const problem of problems) {
     const match = /^(?:manifest\.)?([A-Za-z_][\w.[\]]*): ([\s\S]*)$/.exec(problem);
+    // a tool entry's allow-list (`tools[2].tools`) is shown on the tools field, as that entry's
+    if (match) match[1] = match[1].replace(/^(tools(?:\[\d+\]|\.\d+))\.tools$/, '$1');
     const item = match ? /(?:\[(\d+)\]|\.(\d+))$/.exec(match[1]) : null;
     const path = match ? match[1].replace(/(?:\[\d+\]|\.\d+)$/, '') : '';
     const field = SHOWN_ON[path] ?? path;

@@ -1,0 +1,21 @@
+import { placeProblems } from '../web/src/pages/personas/form/fieldErrors';
+
+/** The persona form places the API's problems on the fields they concern (a refused save, validation). */
+describe('the persona form’s problems, by field', () => {
+  it('puts a list item’s problem on its list, and a tool entry’s (its allow-list’s too) on the tools field', () => {
+    const placed = placeProblems([
+      'manifest.behaviors.greetings[1]: must be at most 200 characters',
+      'manifest.tools[3]: names tool_x again (as tools[2] does)',
+      'manifest.tools[0].tools: orders lists no tool "nope"',
+      'manifest.voice.provider: must be "espeak-ng", the provider of voice "espeak-en-us-aria"',
+      'manifest.tools.1.type: Invalid input',
+      'something else entirely',
+    ]);
+    expect(Object.fromEntries(placed.byField)).toEqual({
+      'behaviors.greetings': ['item 2: must be at most 200 characters'],
+      tools: ['item 4: names tool_x again (as tools[2] does)', 'item 1: orders lists no tool "nope"'],
+      'voice.voice_id': ['provider must be "espeak-ng", the provider of voice "espeak-en-us-aria"'],
+    });
+    expect(placed.unplaced).toEqual(['manifest.tools.1.type: Invalid input', 'something else entirely']);
+  });
+});
