@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { RequestContext } from '@mikro-orm/postgresql';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { RetryableRefusal } from '../auth/refused-credentials';
 import type { AppContext } from '../common/context';
 import { newId } from '../common/ids';
 import { mountConsole } from '../console-web/serve';
@@ -155,6 +156,8 @@ function errorHandler(ctx: AppContext) {
     const parserError = error as BodyParserError;
     if (error instanceof ApiError) {
       apiError = error;
+      if (error instanceof RetryableRefusal && !res.headersSent)
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
     } else if (isDatabaseUnavailable(error)) {
       ctx.logger.warn(
         { err: error, requestId: res.locals.requestId, path: req.path },

@@ -17,9 +17,8 @@ export function streamUpgrades(ctx: AppContext): SessionStreams {
         ? phone.handleUpgrade(req, socket, head)
         : live.handleUpgrade(req, socket, head);
     },
-    close(): void {
-      live.close();
-      phone.close();
+    async close(): Promise<void> {
+      await Promise.all([live.close(), phone.close()]);
     },
   };
 }

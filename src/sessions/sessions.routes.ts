@@ -29,6 +29,7 @@ import {
   takeTurn,
   turnAudio,
 } from './sessions.service';
+import { refuseSessionWhileCoolingDown } from './stream/stream-cooldown';
 
 export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppContext): void {
   const em = () => ctx.orm.em;
@@ -39,7 +40,7 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       idempotent: true,
       summary: 'Start a voice session with a persona',
       description:
-        'A `pk_live_` key may start sessions only with published personas (409 otherwise); a `pk_test_` key with any persona of the account. Emits `session.started`. The session is a Temporal workflow whose id is the session id.',
+        'A `pk_live_` key may start sessions only with published personas (409 otherwise); a `pk_test_` key with any persona of the account. An account whose live streams were dropped for abuse a moment ago starts none until its cool-down is over: 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`. Emits `session.started`. The session is a Temporal workflow whose id is the session id.',
       scope: 'sessions:write',
       body: StartSessionBody,
       success: {
@@ -47,7 +48,10 @@ export function mountSessionRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
         description: 'The session, with the greeting to speak first',
         schema: SessionEnvelope,
       },
-      handler: async ({ auth, body }) => ok(await startSession(ctx, em(), auth, body)),
+      handler: async ({ auth, body }) => {
+        await refuseSessionWhileCoolingDown(ctx, auth.accountId);
+        return ok(await startSession(ctx, em(), auth, body));
+      },
     })
     .route({
       method: 'get',

@@ -125,6 +125,7 @@ describe('the live stream under abuse', () => {
 
   it('closes a stream that floods frames after a few notices, and no other client slows down', async () => {
     const { open, session, dev } = await tenant('flooder');
+    const startedBefore = await session(); // started before the drop, opened after it
     const [binary, text] = await Promise.all([open(), open()]);
     const before = api.rssMb();
     const during = healthzLatency(api.baseUrl, 150);
@@ -154,13 +155,29 @@ describe('the live stream under abuse', () => {
     );
     expect(metrics.body).toMatch(/voice_stream_upgrades_total\{outcome="opened"\} [1-9]/);
     // the account cools down: its next stream is refused for a while, with when to come back
-    const again = await refusedUpgrade(streamUrl(api.baseUrl, await session()), {
+    const again = await refusedUpgrade(streamUrl(api.baseUrl, startedBefore), {
       authorization: `Bearer ${dev.testKey}`,
     });
     expect(again.status).toBe(429);
     expect(again.body.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(again.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(again.retryAfter)).toBeLessThanOrEqual(30);
+    // and so is a new session, before anything is written or started
+    const sessionsBefore = await call(api.baseUrl, 'GET', '/api/v2/developers/sessions', {
+      token: dev.testKey,
+    });
+    const refusedStart = await fetch(`${api.baseUrl}/api/v2/developers/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${dev.testKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ personaId: sessionsBefore.body.data[0].personaId, userId: 'again' }),
+    });
+    expect(refusedStart.status).toBe(429);
+    expect(((await refusedStart.json()) as { code: string }).code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(Number(refusedStart.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const sessionsAfter = await call(api.baseUrl, 'GET', '/api/v2/developers/sessions', {
+      token: dev.testKey,
+    });
+    expect(sessionsAfter.body.pagination.total).toBe(sessionsBefore.body.pagination.total);
     // another account is not cooled down
     const other = await tenant('flooder-neighbour');
     const stream = await other.open();

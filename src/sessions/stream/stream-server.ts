@@ -5,6 +5,7 @@ import { WebSocketServer } from 'ws';
 import { platformAuthenticator, requireScope } from '../../auth/platform-auth';
 import { RetryableRefusal, spendRefusedCredential } from '../../auth/refused-credentials';
 import type { AppContext } from '../../common/context';
+import { LiveCalls, SHUTDOWN_WAIT_MS } from '../../common/live-calls';
 import type { Owner } from '../../common/owner';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
@@ -18,6 +19,7 @@ import { voiceStreamUpgrades } from '../../telemetry/metrics';
 import { Session } from '../session.entity';
 import { verifyClientToken } from './client-token';
 import { MAX_AUDIO_FRAME_BYTES } from './protocol';
+import { coolDownSecondsLeft, coolingDown } from './stream-cooldown';
 import { releaseStreamLease, takeStreamLease } from './stream-leases';
 import { VoiceCall } from './voice-call';
 
@@ -48,17 +50,6 @@ function refusalOutcome(error: ApiError): string {
   };
   return byStatus[error.status] ?? 'error';
 }
-
-/** The account's streams were dropped for abuse a moment ago: a 429 until its cool-down is over. */
-const coolingDown = (seconds: number) =>
-  new RetryableRefusal(
-    new ApiError(
-      429,
-      'RATE_LIMIT_EXCEEDED',
-      `This account's live streams were dropped for flooding or not reading; open a new one in ${seconds} s`,
-    ),
-    seconds,
-  );
 
 /**
  * Who may open the stream: `?token=` (a client token of this session, for browsers, which cannot set
@@ -100,6 +91,7 @@ export function sessionStreams(ctx: AppContext) {
     maxPayload: MAX_PAYLOAD_BYTES,
     perMessageDeflate: false,
   });
+  const calls = new LiveCalls();
   return {
     /** The HTTP server's `upgrade` listener. */
     async handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -112,6 +104,9 @@ export function sessionStreams(ctx: AppContext) {
       const sessionId = match[1];
       try {
         const owner = await authorize(ctx, req, url, sessionId);
+        // an account in its cool-down is refused on one read, before its session is looked up
+        const wait = await coolDownSecondsLeft(ctx, owner.accountId);
+        if (wait !== null) throw coolingDown(wait, 'stream');
         const em = ctx.orm.em.fork();
         const session = await em.findOne(Session, {
           id: sessionId,
@@ -125,7 +120,7 @@ export function sessionStreams(ctx: AppContext) {
         // one of the account's live-stream slots, held by the call until it closes
         const leaseId = randomUUID();
         const lease = await takeStreamLease(ctx, { leaseId, accountId: owner.accountId, sessionId });
-        if (!lease.ok && 'coolingDownS' in lease) throw coolingDown(lease.coolingDownS);
+        if (!lease.ok && 'coolingDownS' in lease) throw coolingDown(lease.coolingDownS, 'stream');
         if (!lease.ok)
           throw planLimitReached(`The ${lease.plan} plan allows ${lease.limit} live streams at once`);
         if (socket.destroyed) return void (await releaseStreamLease(ctx, leaseId));
@@ -141,6 +136,7 @@ export function sessionStreams(ctx: AppContext) {
             backchannels: manifest.behaviors?.backchannels ?? [],
             recording: session.recording,
           });
+          calls.add(call);
           call.start().catch((error) => call.failToStart(error));
         });
       } catch (error) {
@@ -157,10 +153,15 @@ export function sessionStreams(ctx: AppContext) {
         refuse(socket, new ApiError(500, 'INTERNAL', 'Internal error'));
       }
     },
-    /** Closes every live stream (each records its turn under way as interrupted). */
-    close(): void {
-      for (const client of wss.clients) client.close(1001, 'server shutting down');
+    /** Closes every live stream, and resolves once each call has ended (its turn under way recorded as interrupted). */
+    async close(): Promise<void> {
       wss.close();
+      if (!(await calls.shutdown())) {
+        ctx.logger.warn(
+          { waitMs: SHUTDOWN_WAIT_MS },
+          'some live streams had not ended when the shutdown stopped waiting',
+        );
+      }
     },
   };
 }

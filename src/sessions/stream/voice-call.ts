@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../../common/context';
+import { CallEnding, type LiveCall } from '../../common/live-calls';
 import { isDatabaseUnavailable } from '../../http/database-unavailable';
 import { endSession } from '../sessions.service';
 import { isBackchannel } from './backchannels';
@@ -27,14 +28,15 @@ export interface CallSession extends ConversationSession {
  * turns, interruptions) over the stream's protocol. Every frame passes the stream's budgets first
  * (src/sessions/stream/stream-budget.ts).
  */
-export class VoiceCall {
+export class VoiceCall implements LiveCall {
   private readonly callId = randomUUID();
   private readonly conversation: Conversation;
   private renewTimer?: NodeJS.Timeout;
   /** No more input is taken (the call is ending). */
-  private ended = false;
-  /** end() has run (it runs once). */
-  private ending = false;
+  private inputClosed = false;
+  private readonly ending = new CallEnding();
+  /** Resolves once the call has ended (end() has run to its end). */
+  readonly ended = this.ending.done;
   private readonly socket: StreamSocket;
   private readonly hold: StreamHold;
   private readonly log: CallLog;
@@ -111,7 +113,7 @@ export class VoiceCall {
       return;
     }
     // the client may have left while the session was claimed: end() lets it go
-    if (this.ended || !this.socket.open) return void this.end('disconnected');
+    if (this.inputClosed || !this.socket.open) return void this.end('disconnected');
     this.renewTimer = setInterval(() => void this.keepHold(), STREAM_CLAIM_MS / 3);
     this.send({
       type: 'session.ready',
@@ -130,10 +132,18 @@ export class VoiceCall {
    * itself): the turn under way is recorded (as interrupted), the caller's audio released, the session
    * ended if asked, the session and the stream slot let go, and the call logged.
    */
-  private async end(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount = 0, code?: number) {
-    if (this.ending) return;
-    this.ending = true;
-    this.ended = true;
+  private end(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount = 0, code?: number) {
+    return this.ending.once(() => this.finish(reason, turnCount, code));
+  }
+
+  /** The server is shutting down: the stream closes (1001) and the call ends as if the caller left. */
+  shutdown(): Promise<void> {
+    this.socket.close(1001, 'server shutting down');
+    return this.end('disconnected', 0, 1001);
+  }
+
+  private async finish(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount: number, code?: number) {
+    this.inputClosed = true;
     clearInterval(this.renewTimer);
     this.socket.dispose();
     try {
@@ -166,7 +176,7 @@ export class VoiceCall {
   private async keepHold(): Promise<void> {
     try {
       const status = await this.hold.renew();
-      if (this.ending) return;
+      if (this.ending.started) return;
       // ended elsewhere: the call says so and closes (ending an ended session only reads it)
       if (status.status !== 'active') {
         await this.end(status.endReason === 'idle_timeout' ? 'idle_timeout' : 'ended', status.turnCount);
@@ -197,7 +207,7 @@ export class VoiceCall {
   }
 
   private fail(code: StreamErrorCode, message: string, closeCode: number): void {
-    this.ended = true;
+    this.inputClosed = true;
     this.socket.send({ type: 'error', code, message });
     this.socket.close(closeCode, code);
   }

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { hangupUpdate, streamConnectedUpdate } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
+import { LiveCalls, SHUTDOWN_WAIT_MS } from '../../common/live-calls';
 import type { Plan } from '../../config/env';
 import { ApiError, forbidden, notFound } from '../../http/errors';
 import { refuseUpgrade } from '../../http/upgrade-refusal';
@@ -61,7 +62,10 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
   const em = ctx.orm.em.fork();
   const session = await em.findOneOrFail(Session, { id: sessionId });
   const manifest = await sessionManifest(em, session);
-  const account = await knex('accounts').select('plan').where({ id: session.account }).first();
+  const [account, call] = await Promise.all([
+    knex('accounts').select('plan').where({ id: session.account }).first(),
+    knex('calls').select('max_duration_s').where({ id: callId }).first(),
+  ]);
   return {
     callId,
     sessionId,
@@ -71,6 +75,7 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
     voiceId: manifest.voice?.voice_id ?? 'espeak-en-us-aria',
     backchannels: manifest.behaviors?.backchannels ?? [],
     recording: session.recording,
+    maxDurationS: call?.max_duration_s,
   };
 }
 
@@ -86,6 +91,7 @@ export function phoneMediaStreams(ctx: AppContext) {
     maxPayload: MAX_MESSAGE_BYTES,
     perMessageDeflate: false,
   });
+  const calls = new LiveCalls();
   return {
     async handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
       socket.on('error', () => socket.destroy());
@@ -101,19 +107,25 @@ export function phoneMediaStreams(ctx: AppContext) {
         return refuseUpgrade(socket, new ApiError(500, 'INTERNAL', 'Internal error'));
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        new CarrierMediaCall(ctx, ws, carrier.media, {
+        const call = new CarrierMediaCall(ctx, ws, carrier.media, {
           connect: (start) => connectCall(ctx, callId, start),
           ended: (id) => ctx.logger.info({ callId: id }, 'a phone media stream ended'),
           hangUp: async (id, reason) => {
             await ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate, { args: [{ reason }] });
           },
         });
+        calls.add(call);
       });
     },
-    /** Closes every media stream (each records its turn under way as interrupted). */
-    close(): void {
-      for (const client of wss.clients) client.close(1001, 'server shutting down');
+    /** Closes every media stream, and resolves once each call has ended (its turn under way recorded as interrupted). */
+    async close(): Promise<void> {
       wss.close();
+      if (!(await calls.shutdown())) {
+        ctx.logger.warn(
+          { waitMs: SHUTDOWN_WAIT_MS },
+          'some phone media streams had not ended when the shutdown stopped waiting',
+        );
+      }
     },
   };
 }
