@@ -41,12 +41,17 @@ export interface PhoneCallInput {
 
 /** How long a hang-up waits for the carrier's `completed` before the call is ended here. */
 const HANGUP_CONFIRM_MS = 30_000;
+/**
+ * At `maxDurationS`, a call with a media stream gives the stream this long to say its closing line
+ * and hang up (`max_duration`) before the workflow hangs up itself.
+ */
+const CLOSING_LINE_GRACE_MS = 15_000;
 
 /**
  * One phone call (workflow id = the `call_…` id; docs/telephony.md "Calls"): places it (outbound, at
  * most once), merges the carrier's status callbacks forward only (a repeated or late one changes
- * nothing), holds the `maxDurationS` timer from the answer, hangs up through the carrier when asked
- * or when the timer fires, owns the call's session, and on a terminal status ends it all and
+ * nothing), holds the `maxDurationS` timer from the answer (the call's media stream says a closing
+ * line then), hangs up through the carrier when asked or when the timer fires, owns the call's session, and on a terminal status ends it all and
  * emits `call.ended` (`call.started` with the answer).
  */
 export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallState> {
@@ -177,7 +182,12 @@ async function followCall(
       upsertSearchAttributes([{ key: CallStatusKey, value: next.status }]);
       await f.recordStatus(next);
       if (next.status === 'in-progress') {
-        void sleep(input.maxDurationS * 1000).then(() => f.setStopReason('max_duration'));
+        void sleep(input.maxDurationS * 1000).then(async () => {
+          // the stream says the closing line then hangs up; the workflow hangs up if it does not
+          if (state.sessionId !== null && patched('call-closing-line'))
+            await condition(() => f.stopReason() !== undefined, CLOSING_LINE_GRACE_MS);
+          f.setStopReason('max_duration');
+        });
       }
     } else if (f.stopReason() !== undefined && !hangUpAsked) {
       hangUpAsked = true;

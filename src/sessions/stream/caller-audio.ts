@@ -46,6 +46,9 @@ export class CallerAudio {
   private overlapMs?: number;
   /** The utterance under way: its speech, and how much of it was the agent's echo (ms). */
   private utterance = { speechMs: 0, echoMs: 0 };
+  /** The frame judged last: its length when it was speech (0 when not), and whether it was echo. */
+  private lastSpeechFrameMs = 0;
+  private lastEcho = false;
   private notConfiguredSaid = false;
   /** Recognized utterances become turns in the order they were said. */
   private delivering: Promise<void> = Promise.resolve();
@@ -143,9 +146,14 @@ export class CallerAudio {
       .catch(() => undefined);
   }
 
+  /**
+   * Speech starts on a frame already judged (the detector says so after the frame): that frame is the
+   * utterance's first speech, and counts towards an interruption.
+   */
   private speechStarted(): void {
-    this.utterance = { speechMs: 0, echoMs: 0 };
-    if (this.hooks.isAgentSpeaking()) this.overlapMs = 0;
+    const first = this.lastSpeechFrameMs;
+    this.utterance = { speechMs: first, echoMs: this.lastEcho ? first : 0 };
+    if (this.hooks.isAgentSpeaking()) this.overlapMs = this.lastEcho ? 0 : first;
   }
 
   /**
@@ -153,8 +161,10 @@ export class CallerAudio {
    * with none of the agent's echo since, it is an interruption.
    */
   private frameJudged(isSpeech: boolean, frameMs: number): void {
+    this.lastSpeechFrameMs = isSpeech ? frameMs : 0;
     if (!isSpeech) return;
     const echo = this.hooks.isEcho?.() ?? false;
+    this.lastEcho = echo;
     this.utterance.speechMs += frameMs;
     if (echo) this.utterance.echoMs += frameMs;
     if (this.overlapMs === undefined) return;

@@ -4,9 +4,9 @@ import type { Plan } from '../../config/env';
 import { voiceStreamTurns } from '../../telemetry/metrics';
 import { isBackchannel } from './backchannels';
 import type { ClientTokenOwner } from './client-token';
-import { speakGreeting } from './greeting';
 import type { ServerMessage, StreamErrorCode } from './protocol';
 import type { ReplyPlayback } from './reply-playback';
+import { speakLine } from './spoken-line';
 import { holdSessionUntil, runStreamTurn, type StreamTurnResult } from './stream-turn';
 import { spendStreamTurn } from './turn-budget';
 
@@ -38,6 +38,8 @@ export interface ConversationOutput {
 
 /** Turns a call may have waiting behind the one under way; more is TURN_IN_PROGRESS. */
 export const MAX_WAITING_TURNS = 3;
+/** The turn id of a call's closing line (`Conversation.closeWith`). */
+const CLOSING_TURN_ID = 'closing';
 
 /**
  * The talk of one live call, whatever carries it (the live stream, a phone line): the greeting, then
@@ -66,7 +68,7 @@ export class Conversation {
 
   /** Greets the caller; the session is held until the greeting has played. */
   greet(callId: string): void {
-    this.queue(() => this.speakGreeting());
+    this.queue(() => this.speakLine('greeting', this.session.greeting));
     holdSessionUntil(this.ctx, this.session.sessionId, `greeting:${callId}`, this.turns);
   }
 
@@ -102,17 +104,36 @@ export class Conversation {
     holdSessionUntil(this.ctx, this.session.sessionId, turnId, this.turns);
   }
 
-  /** Stops the reply being spoken: no more audio, the model stops, the turn is recorded as interrupted. */
+  /**
+   * Stops the reply being spoken: no more audio, the model stops, the turn is recorded as
+   * interrupted. A call's closing line is not talked over.
+   */
   interrupt(): void {
-    this.speakingNow?.controller.abort();
-    this.speakingNow = undefined;
+    if (this.speakingNow?.turnId === CLOSING_TURN_ID) return;
+    this.silence();
+  }
+
+  /**
+   * The call's last words (its time is up): no more input is taken, the reply under way stops, and
+   * `line` is said whole; resolves once it has played.
+   */
+  async closeWith(line: string): Promise<void> {
+    this.stopped = true;
+    this.silence();
+    this.queue(() => this.speakLine(CLOSING_TURN_ID, line));
+    await this.turns;
   }
 
   /** Takes no more input, stops the reply, and answers once the turns under way are recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.interrupt();
+    this.silence();
     await this.turns;
+  }
+
+  private silence(): void {
+    this.speakingNow?.controller.abort();
+    this.speakingNow = undefined;
   }
 
   /** Runs `work` after the turns before it; a failure is logged and the next turn still runs. */
@@ -147,18 +168,20 @@ export class Conversation {
     });
   }
 
-  private async speakGreeting(): Promise<void> {
+  /** Says a line that is no reply (the greeting, a closing line) as turn `turnId`, until played. */
+  private async speakLine(turnId: string, line: string): Promise<void> {
     const controller = new AbortController();
-    this.speakingNow = { turnId: 'greeting', controller };
-    await speakGreeting({
+    this.speakingNow = { turnId, controller };
+    await speakLine({
       ctx: this.ctx,
-      greeting: this.session.greeting,
+      line,
+      turnId,
       voiceId: this.session.voiceId,
       signal: controller.signal,
-      playback: this.out.playback?.('greeting'),
+      playback: this.out.playback?.(turnId),
       send: (m) => this.out.send(m),
       sendAudio: (frame) => this.out.sendAudio(frame),
     });
-    if (this.speakingNow?.turnId === 'greeting') this.speakingNow = undefined;
+    if (this.speakingNow?.turnId === turnId) this.speakingNow = undefined;
   }
 }

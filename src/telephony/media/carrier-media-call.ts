@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { HangupReason } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
+import { CallEnding, type LiveCall } from '../../common/live-calls';
 import {
   CallerAudio,
   Conversation,
@@ -12,7 +13,7 @@ import {
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
 import type { CarrierMediaEvent, CarrierMediaProtocol } from '../carriers/carrier';
 import { CallRecordingTap } from '../recordings/recording-tap';
-import { EchoGate, levelDb } from './echo-gate';
+import { EchoGate } from './echo-gate';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
 
@@ -21,7 +22,13 @@ export interface PhoneCallSetup extends ConversationSession {
   callId: string;
   /** Keep each turn's audio (the session's `recording`). */
   recording: boolean;
+  /** The call's `maxDurationS`: the closing line is said then, and the call hung up. */
+  maxDurationS?: number;
 }
+
+/** What the agent says when a call reaches its `maxDurationS`, before hanging up. */
+export const CALL_CLOSING_LINE =
+  'I am sorry, we have reached the time limit for this call. Thank you for calling. Goodbye.';
 
 /** The `start` message, as far as finding the call goes: the stream's id and the call token. */
 export type StreamStart = Omit<Extract<CarrierMediaEvent, { event: 'start' }>, 'event'>;
@@ -44,7 +51,7 @@ export interface MediaCallDeps {
  * μ-law frames paced ahead of playback, a `mark` after each segment (the echo says it was heard),
  * and `clear` when the caller interrupts. The call holds its session like a live stream does.
  */
-export class CarrierMediaCall {
+export class CarrierMediaCall implements LiveCall {
   private streamId?: string;
   private setup?: PhoneCallSetup;
   private conversation?: Conversation;
@@ -56,8 +63,13 @@ export class CarrierMediaCall {
   /** The call's two-channel recording, when the session records. */
   private recording?: CallRecordingTap;
   private readonly echoGate = new EchoGate();
+  /** When the stream started (wall clock, ms): the zero of the carrier's timestamps. */
+  private origin = Date.now();
   private renewTimer?: NodeJS.Timeout;
-  private ending = false;
+  private closingTimer?: NodeJS.Timeout;
+  private readonly ending = new CallEnding();
+  /** Resolves once the call has ended (end() has run to its end). */
+  readonly ended = this.ending.done;
 
   constructor(
     private readonly ctx: AppContext,
@@ -95,17 +107,35 @@ export class CarrierMediaCall {
   private async start({ streamId, callToken }: StreamStart): Promise<void> {
     if (this.streamId) return;
     this.streamId = streamId;
-    const startedAt = Date.now();
+    this.origin = Date.now();
     const setup = await this.deps.connect({ streamId, callToken });
     this.setup = setup;
     this.hold = new StreamHold(this.ctx, { sessionId: setup.sessionId, claimId: setup.callId });
     if (!(await this.hold.claimSession())) throw new Error(`session ${setup.sessionId} is held elsewhere`);
     this.inbound = await InboundPhoneAudio.create();
-    if (this.ending) return void this.end();
+    if (this.ending.started) return void this.end();
     this.renewTimer = setInterval(() => void this.keepHold(), STREAM_CLAIM_MS / 3);
-    if (setup.recording) this.recording = new CallRecordingTap(this.ctx, setup.callId, startedAt);
+    if (setup.recording) this.recording = new CallRecordingTap(this.ctx, setup.callId, this.origin);
     this.wire(setup);
     this.conversation?.greet(setup.callId);
+    if (setup.maxDurationS)
+      this.closingTimer = setTimeout(() => void this.sayClosingLine(), setup.maxDurationS * 1000);
+  }
+
+  /**
+   * The call's time is up (`maxDurationS` from its start; the call's workflow holds the same timer,
+   * and hangs up itself if this does not): the closing line is said whole, then the call hangs up.
+   */
+  private async sayClosingLine(): Promise<void> {
+    if (this.ending.started || !this.setup || !this.conversation) return;
+    const { callId } = this.setup;
+    try {
+      await this.conversation.closeWith(CALL_CLOSING_LINE);
+      if (!this.ending.started) await this.deps.hangUp(callId, 'max_duration');
+    } catch (error) {
+      this.ctx.logger.warn({ err: error, callId }, 'the call’s closing line could not end it');
+    }
+    await this.end();
   }
 
   /** The playout, the reply's way out, the conversation and the caller's audio, wired together. */
@@ -113,7 +143,7 @@ export class CarrierMediaCall {
     const log = this.ctx.logger;
     this.playout = new CarrierPlayout({
       media: (frame, playsAt) => {
-        this.echoGate.agentPlayed(levelDb(frame, decodeMulaw), playsAt);
+        this.echoGate.agentPlayed(decodeMulaw(frame), playsAt);
         this.recording?.agentFrame(frame, playsAt);
         this.sendToCarrier(this.protocol.media(this.streamId!, frame));
       },
@@ -123,6 +153,7 @@ export class CarrierMediaCall {
       this.playout,
       () => {
         this.recording?.cleared();
+        this.echoGate.cleared();
         this.sendToCarrier(this.protocol.clear(this.streamId!));
       },
       (error) => log.warn({ err: error, callId: setup.callId }, 'reply audio could not go to the carrier'),
@@ -164,7 +195,7 @@ export class CarrierMediaCall {
   private async keepHold(): Promise<void> {
     try {
       const status = await this.hold?.renew();
-      if (!status || status.status === 'active' || this.ending || !this.setup) return;
+      if (!status || status.status === 'active' || this.ending.started || !this.setup) return;
       const reason = status.endReason === 'idle_timeout' ? 'idle_timeout' : 'session_ended';
       this.ctx.logger.info({ callId: this.setup.callId, reason }, 'the call’s session ended: hanging up');
       await this.deps.hangUp(this.setup.callId, reason);
@@ -174,14 +205,19 @@ export class CarrierMediaCall {
     }
   }
 
-  /** A caller frame (μ-law, base64): the engine hears it at 16 kHz; the recording keeps it as it came. */
+  /** A caller frame (μ-law, base64): the engine hears it at 16 kHz, echo muted; the recording keeps it as it came. */
   private hear(payload: string, timestampMs?: number): void {
-    if (!this.inbound || !this.audio || this.ending) return;
+    if (!this.inbound || !this.audio || this.ending.started) return;
     const mulaw = Buffer.from(payload, 'base64');
     this.recording?.callerFrame(mulaw, timestampMs);
-    const pcm = this.inbound.push(mulaw);
+    const narrow = decodeMulaw(mulaw);
+    // the carrier's clock places the frame on the line, however late or bunched it came
+    const heardAt = timestampMs === undefined ? Date.now() : this.origin + timestampMs;
+    const echo = this.echoGate.callerHeard(narrow, heardAt);
+    const pcm = this.inbound.pushPcm(narrow);
     if (!pcm.length) return;
-    this.echoGate.callerHeard(levelDb(pcm));
+    // the agent's own voice coming back is not the caller's: speech detection hears silence there
+    if (echo) pcm.fill(0);
     this.audio.push(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
   }
 
@@ -196,11 +232,20 @@ export class CarrierMediaCall {
     void this.end();
   }
 
+  /** The server is shutting down: the stream closes (1001) and the call ends as if the line dropped. */
+  shutdown(): Promise<void> {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(1001, 'server shutting down');
+    return this.end();
+  }
+
   /** Ends once: the turn under way is recorded (as interrupted), the audio let go, the session freed. */
-  private async end(): Promise<void> {
-    if (this.ending) return;
-    this.ending = true;
+  private end(): Promise<void> {
+    return this.ending.once(() => this.finish());
+  }
+
+  private async finish(): Promise<void> {
     clearInterval(this.renewTimer);
+    clearTimeout(this.closingTimer);
     this.playout?.close();
     try {
       await this.conversation?.stop();

@@ -4,13 +4,15 @@ import type { ReplyPlayback } from './reply-playback';
 import { ReplySpeech } from './reply-speech';
 
 /**
- * Speaks the session's greeting (turn id `greeting`): its audio, then `reply.done` (with what was
- * heard of it, when interrupted); resolves once it has played, so the caller's first words, said
- * over it, interrupt it.
+ * Speaks a line that is no reply: the session's greeting (turn id `greeting`), or a call's closing
+ * line (`closing`). Its audio, then `reply.done` (with what was heard of it, when interrupted);
+ * resolves once it has played, so the caller's first words, said over a greeting, interrupt it.
  */
-export async function speakGreeting(input: {
+export async function speakLine(input: {
   ctx: AppContext;
-  greeting: string;
+  line: string;
+  /** The line's turn id: `greeting`, or `closing` for a call's last words. */
+  turnId: string;
   voiceId: string;
   signal: AbortSignal;
   /** Where the caller's player is; reckoned in real time when not given. */
@@ -18,21 +20,21 @@ export async function speakGreeting(input: {
   send(message: ServerMessage): void;
   sendAudio(frame: Uint8Array): void;
 }): Promise<void> {
-  const { ctx, signal } = input;
+  const { ctx, signal, turnId } = input;
   const speech = new ReplySpeech({
-    turnId: 'greeting',
+    turnId,
     voiceId: input.voiceId,
     synthesize: (voiceId, text) => ctx.speech.speakPcm(voiceId, text),
     send: input.send,
     sendAudio: input.sendAudio,
     signal,
     playback: input.playback,
-    onError: (error) => ctx.logger.warn({ err: error }, 'could not synthesize the greeting'),
+    onError: (error) => ctx.logger.warn({ err: error }, 'could not synthesize a spoken line'),
   });
-  speech.push(input.greeting);
+  speech.push(input.line);
   await speech.finish();
   const interrupted = signal.aborted;
-  const text = interrupted ? speech.spokenText() : input.greeting;
-  input.send({ type: 'reply.done', turnId: 'greeting', text, interrupted });
+  const text = interrupted ? speech.spokenText() : input.line;
+  input.send({ type: 'reply.done', turnId, text, interrupted });
   await speech.played();
 }
