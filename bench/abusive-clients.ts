@@ -4,6 +4,11 @@
  * socket takes them, and one that never reads while asking for a reply every second. Each opens a
  * fresh session and stream again as soon as the platform drops it. Runs until SIGTERM; then prints
  * how many times each was dropped.
+ *
+ * BENCH_ABUSE_POLITE=1 runs their well-behaved twins instead, the same talk from clients that keep the
+ * rules: one stream sending 20 ms frames of silence at real time, one asking for a reply every second
+ * and reading all of it. That is what the same traffic costs when nobody abuses the platform: the
+ * floor of the "under abuse" row.
  */
 import WebSocket from 'ws';
 
@@ -74,6 +79,24 @@ async function nonReader(): Promise<void> {
   }
 }
 
+async function politeStreamer(): Promise<void> {
+  const ws = await openStream('bench-polite-streamer');
+  const frame = Buffer.alloc(640); // 20 ms of 16 kHz PCM16 silence
+  const timer = setInterval(() => ws.send(frame, { binary: true }), 20);
+  await closed(ws);
+  clearInterval(timer);
+}
+
+async function politeTalker(): Promise<void> {
+  const ws = await openStream('bench-polite-talker');
+  const ask = setInterval(
+    () => ws.send(JSON.stringify({ type: 'input.text', text: 'Tell me everything.' })),
+    1000,
+  );
+  await closed(ws);
+  clearInterval(ask);
+}
+
 process.on('SIGTERM', () => {
   running = false;
   process.stderr.write(
@@ -83,6 +106,12 @@ process.on('SIGTERM', () => {
 });
 // BENCH_ABUSE_ONLY=flooder|nonReader runs one of them (to see what each costs)
 const only = process.env.BENCH_ABUSE_ONLY;
-if (only !== 'nonReader') void flooder();
-if (only !== 'flooder') void nonReader();
+if (process.env.BENCH_ABUSE_POLITE === '1') {
+  void Promise.all([politeStreamer(), politeTalker()]).then(() => {
+    process.stderr.write('bench:voice: a polite client was dropped: the floor is void\n');
+  });
+} else {
+  if (only !== 'nonReader') void flooder();
+  if (only !== 'flooder') void nonReader();
+}
 process.send?.('started');

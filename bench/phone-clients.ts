@@ -95,14 +95,11 @@ export async function phoneTurn(
     await said;
     return turn;
   }
+  const underrunsBefore = stream.underruns;
   await playedOut(stream);
-  // the reply's frames played back to back: a tick without audio inside it is a frame late
-  const heard = stream.heard.filter((h) => h.at >= firstAt);
-  for (let i = 1; i < heard.length; i++) {
-    const gap = heard[i].at - heard[i - 1].at;
-    if (gap > 30) turn.lateFrames += Math.round(gap / 20) - 1;
-  }
-  turn.frames = heard.length;
+  // a frame late at the carrier: its playback ran dry mid-segment and the frame came afterwards
+  turn.lateFrames = stream.underruns - underrunsBefore;
+  turn.frames = stream.heard.filter((h) => h.at >= firstAt).length;
   return turn;
 }
 

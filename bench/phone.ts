@@ -1,4 +1,6 @@
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { signDevToken } from '../src/auth/dev-idp';
 import { loadConfig } from '../src/config/env';
@@ -45,6 +47,8 @@ const TURNS = Number(process.env.BENCH_TURNS ?? 100);
 const STREAM_TURNS = Number(process.env.BENCH_STREAM_TURNS ?? 30);
 const CALLS = Number(process.env.BENCH_CALLS ?? 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+/** Phone turns on one call (each takes some 10 s: 25 stay well within a call's 600 s). */
+const TURNS_PER_CALL = 25;
 const VOICE = 'espeak-en-us-aria';
 const VAD_SILENCE_MS = Number(process.env.VAD_SILENCE_MS ?? 600);
 const INTERRUPT_MIN_SPEECH_MS = Number(process.env.INTERRUPT_MIN_SPEECH_MS ?? 250);
@@ -88,9 +92,16 @@ async function main(): Promise<void> {
     BENCH_API_PORT: String(apiPort),
     BENCH_WORKER: '1',
   };
-  const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
+  // the platform's own log (warnings and errors) goes to a file, to read when a figure looks wrong
+  const logPath = process.env.BENCH_PLATFORM_LOG ?? path.join(os.tmpdir(), 'bench-phone-platform.log');
+  const stdio: ['ignore', number, 'inherit', 'ipc'] = ['ignore', fs.openSync(logPath, 'w'), 'inherit', 'ipc'];
+  progress(`the platform logs to ${logPath}`);
+  // BENCH_CPU_PROF=<dir>: the platform writes a V8 CPU profile there when the bench ends
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
+    : [];
   const platform = fork(path.join(__dirname, 'api-server.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...profile],
     env,
     stdio,
   });
@@ -181,9 +192,14 @@ async function measure(base: string, dataDir: string, deps: Deps): Promise<void>
   live.end();
 
   progress('phone turns, each interrupted by the next question');
-  const phone = await dialNumber(deps.double, number, '+14155550199');
+  let phone = await dialNumber(deps.double, number, '+14155550199');
   const phoneTurns: PhoneTurn[] = [];
   for (let i = 0; i < TURNS + WARMUP; i++) {
+    // a call ends at its maxDurationS (600 s for an inbound call): a fresh call every 25 turns
+    if (i > 0 && i % TURNS_PER_CALL === 0) {
+      await phone.call.hangUp();
+      phone = await dialNumber(deps.double, number, `+1415555${String(1000 + i).padStart(4, '0')}`);
+    }
     const turn = await phoneTurn(phone, caller.narrow, {
       interruptWith: caller.narrow,
       interruptAfterMs: 300,
@@ -197,9 +213,10 @@ async function measure(base: string, dataDir: string, deps: Deps): Promise<void>
   }
   await phone.call.hangUp();
 
+  // the turns' figures first: a failure of the capacity phase does not lose them
+  reportTurns({ floor, streamTurns, phoneTurns });
   progress(`${CALLS} concurrent calls`);
-  const capacity = await concurrentCalls(deps, number, caller.narrow);
-  report({ floor, streamTurns, phoneTurns, capacity });
+  reportCapacity(await concurrentCalls(deps, number, caller.narrow));
 }
 
 /** The silence after the stream's utterance, as bench:voice sends it (a push-to-talk client's tail). */
@@ -241,12 +258,7 @@ async function concurrentCalls(deps: Deps, number: Parameters<typeof dialNumber>
   return { turns: turns.flat(), cpuMsPerCallSecond: cpuMs / (CALLS * seconds), seconds, errors };
 }
 
-function report(r: {
-  floor: number[];
-  streamTurns: TimedTurn[];
-  phoneTurns: PhoneTurn[];
-  capacity: Awaited<ReturnType<typeof concurrentCalls>>;
-}): void {
+function reportTurns(r: { floor: number[]; streamTurns: TimedTurn[]; phoneTurns: PhoneTurn[] }): void {
   const phone = latencyStats(r.phoneTurns.map((t) => t.firstAudioMs));
   // the live stream's figure runs from its input's end (its last frame + VAD_SILENCE_MS); from its
   // last speech frame, as the phone's, it is longer by the silence and the tail
@@ -268,7 +280,10 @@ function report(r: {
   console.log(
     `barge-in: p95 ${ms(barge.p95)} over ${interrupted.length} interruptions (target ≤ ${INTERRUPT_MIN_SPEECH_MS + 60} ms); ${missed} of ${r.phoneTurns.length} never cleared the carrier`,
   );
-  const { turns, cpuMsPerCallSecond, seconds, errors } = r.capacity;
+}
+
+function reportCapacity(capacity: Awaited<ReturnType<typeof concurrentCalls>>): void {
+  const { turns, cpuMsPerCallSecond, seconds, errors } = capacity;
   const late = turns.reduce((n, t) => n + t.lateFrames, 0);
   const frames = turns.reduce((n, t) => n + t.frames, 0);
   const first = latencyStats(turns.map((t) => t.firstAudioMs));
