@@ -94,6 +94,28 @@ describe('telling the agent’s voice coming back from the caller', () => {
     expect(after.split('-').length - 1).toBeLessThanOrEqual(5);
   });
 
+  it('caller frames that arrive late and in bursts are placed by the carrier’s clock, and still told as echo', () => {
+    const caller = lineReturn(agent, 1304, -12, -50);
+    const start = 1_000_000;
+    let now = start;
+    const gate = new EchoGate(() => now);
+    const heard: boolean[] = [];
+    for (let i = 0; i * SLOT < agent.length; i++) {
+      gate.agentPlayed(agent.subarray(i * SLOT, (i + 1) * SLOT), start + i * 20);
+      // a busy event loop: the caller's frames come ten at a time, up to 200 ms late
+      if (i % 10 === 9)
+        for (let j = i - 9; j <= i; j++)
+          heard.push(gate.callerHeard(caller.subarray(j * SLOT, (j + 1) * SLOT), start + j * 20));
+      now += 20;
+    }
+    const after = heard
+      .slice(40)
+      .map((echo) => (echo ? 'e' : '-'))
+      .join('');
+    expect(after).not.toContain('--');
+    expect(after.split('-').length - 1).toBeLessThanOrEqual(5);
+  });
+
   it('the caller speaking over the agent, louder and to their own rhythm, is not an echo', () => {
     const caller = voice(
       speechLevels(150, 99).map((db, i) => db + 8 + (i % 7 === 0 ? -15 : 0)),

@@ -86,6 +86,31 @@ describe('a phone call’s media stream', () => {
     await llm?.close();
   });
 
+  /**
+   * The caller will ask for "the long story", and the model answers it with `count` sentences
+   * (anything else with "Okay."): the sentences.
+   */
+  function answerLongStory(count: number): string[] {
+    const sentences = Array.from(
+      { length: count },
+      (_, i) => `Part ${i + 1} of the answer is about your parcel.`,
+    );
+    llm.script((req) =>
+      String(req.messages.at(-1)?.content ?? '').includes('long')
+        ? { content: sentences.join(' ') }
+        : { content: 'Okay.' },
+    );
+    stt.configure({ transcript: 'Tell me the long story', delayMs: 50 });
+    return sentences;
+  }
+
+  /** The session as GET /sessions/:id shows it (its transcript). */
+  async function sessionDetail(sessionId: string) {
+    return (
+      await call(app.baseUrl, 'GET', `/api/v2/developers/sessions/${sessionId}`, { token: dev.testKey })
+    ).body.data;
+  }
+
   /** A session and its call's setup, as the calls area would give them for `callToken`. */
   async function phoneCall(
     callToken: string,
@@ -146,16 +171,7 @@ describe('a phone call’s media stream', () => {
   }, 90_000);
 
   it('barge-in: caller speech over a long reply clears the carrier, and the turn keeps what the marks confirmed', async () => {
-    const sentences = Array.from(
-      { length: 12 },
-      (_, i) => `Part ${i + 1} of the answer is about your parcel.`,
-    );
-    llm.script((req) =>
-      String(req.messages.at(-1)?.content ?? '').includes('long')
-        ? { content: sentences.join(' ') }
-        : { content: 'Okay.' },
-    );
-    stt.configure({ transcript: 'Tell me the long story', delayMs: 50 });
+    const sentences = answerLongStory(12);
     const { sessionId, stream } = await phoneCall('call-two');
     await until(() => stream.received.marks.length > 0 && stream.bufferedMs === 0, 'the greeting to play');
     const ask = await speakWithEspeak('Tell me the long story.');
@@ -167,9 +183,7 @@ describe('a phone call’s media stream', () => {
     const over = await speakWithEspeak('No wait, where is my parcel?');
     await stream.say(resamplePcm16(over.pcm16, over.sampleRate, 8000));
     await until(() => stream.received.clears.length > 0, 'a clear', 20_000);
-    const detail = async () =>
-      (await call(app.baseUrl, 'GET', `/api/v2/developers/sessions/${sessionId}`, { token: dev.testKey }))
-        .body.data;
+    const detail = () => sessionDetail(sessionId);
     await until(async () => (await detail()).transcript.length >= 1, 'the interrupted turn’s record', 30_000);
     const [first] = (await detail()).transcript;
     expect(first.interrupted).toBe(true);
@@ -180,6 +194,42 @@ describe('a phone call’s media stream', () => {
     await stream.stop();
     llm.script(undefined);
   }, 120_000);
+
+  it('the agent’s own voice coming back (120 ms, −10 dB) over line noise interrupts nothing; the caller over it does', async () => {
+    answerLongStory(10);
+    const { sessionId, stream } = await phoneCall('call-echo', {
+      echo: { delayMs: 120, gainDb: -10 },
+      noiseDbfs: -45,
+    });
+    // the greeting plays over its own echo: no clear, and nothing heard becomes a turn
+    await until(() => stream.received.marks.length > 0 && stream.bufferedMs === 0, 'the greeting to play');
+    const transcriptionsBefore = stt.requests.length;
+    const ask = await speakWithEspeak('Tell me the long story.');
+    await stream.say(resamplePcm16(ask.pcm16, ask.sampleRate, 8000));
+    // the long reply plays, echoed back all along: six of its segments played (their marks echoed
+    // by the carrier, not only sent), never cleared
+    const replyMarksPlayed = () =>
+      stream.received.marks.filter((m) => !m.name.startsWith('greeting:') && m.echoedAt !== undefined).length;
+    await until(() => replyMarksPlayed() >= 6, 'six segments played', 40_000);
+    expect(stream.received.clears).toHaveLength(0);
+    expect(stt.requests.length).toBe(transcriptionsBefore + 1);
+    // the caller talks over the reply and its echo, speaking up (6 dB: the gate wants the caller
+    // 6 dB above the echo, docs/telephony.md "Line noise and echo"): that interrupts
+    stt.configure({ transcript: 'Where is my parcel?', delayMs: 50 });
+    const over = await speakWithEspeak('No wait, where is my parcel?');
+    const louder = resamplePcm16(over.pcm16, over.sampleRate, 8000).map((s) =>
+      Math.max(-32768, Math.min(32767, s * 2)),
+    );
+    await stream.say(louder);
+    await until(() => stream.received.clears.length > 0, 'a clear', 20_000);
+    const detail = () => sessionDetail(sessionId);
+    await until(async () => (await detail()).transcript.length >= 1, 'the interrupted turn’s record', 30_000);
+    const [first] = (await detail()).transcript;
+    expect(first.interrupted).toBe(true);
+    expect(first.spokenText.split('Part').length - 1).toBeGreaterThanOrEqual(6);
+    await stream.stop();
+    llm.script(undefined);
+  }, 150_000);
 
   it('refuses a stream whose call token it does not know', async () => {
     const { port } = wss.address() as AddressInfo;

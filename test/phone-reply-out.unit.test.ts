@@ -36,7 +36,6 @@ function phone() {
   );
   return { out, got, clears: () => clears, errors };
 }
-const settle = () => new Promise((r) => setTimeout(r, 50));
 /** Sends `bytes` as the conversation does: the header, then frames of at most 8 KiB. */
 function sendSegment(out: PhoneReplyOut, turnId: string, segment: number, bytes: Uint8Array) {
   out.send(header(turnId, segment, bytes.byteLength));
@@ -51,7 +50,7 @@ describe('a reply on its way to a phone carrier', () => {
     out.playback('t1');
     sendSegment(out, 't1', 0, tone(500));
     sendSegment(out, 't1', 1, tone(300));
-    await settle();
+    await out.sent();
     const firstMark = got.findIndex((g) => 'mark' in g);
     expect(got[firstMark]).toEqual({ mark: markName('t1', 0) });
     // 500 ms is 25 frames, plus at most one for the filter's tail
@@ -86,17 +85,17 @@ describe('a reply on its way to a phone carrier', () => {
     out.playback('t3');
     out.send(header('t3', 0, tone(2000).byteLength));
     out.sendAudio(tone(2000).subarray(0, 8192));
-    await settle();
+    await out.sent();
     const before = got.length;
     out.send({ type: 'interrupted', turnId: 't3', spokenText: '' });
     out.send({ type: 'reply.done', turnId: 't3', text: '', interrupted: true });
     out.sendAudio(tone(2000).subarray(8192, 16384));
-    await settle();
+    await out.sent();
     expect(got.length).toBe(before);
     expect(clears()).toBe(1);
     // the next reply goes out whole
     sendSegment(out, 't4', 0, tone(100));
-    await settle();
+    await out.sent();
     expect(got.at(-1)).toEqual({ mark: markName('t4', 0) });
     await out.close();
   });

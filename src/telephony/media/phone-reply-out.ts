@@ -82,6 +82,15 @@ export class PhoneReplyOut {
     for (const converter of this.converters.values()) void converter.then((c) => c.clear());
   }
 
+  /** Resolves once everything handed over so far is converted and with the playout. */
+  async sent(): Promise<void> {
+    let work: Promise<void>;
+    do {
+      work = this.work;
+      await work;
+    } while (work !== this.work);
+  }
+
   /** Frees the converters (the call ended). */
   async close(): Promise<void> {
     this.generation++;
