@@ -67,6 +67,7 @@ describe('console v1 authentication (ID tokens verified against a JWKS)', () => 
       publisherId: expect.stringMatching(/^pub_/),
       email: 'jwks-user@example.com',
       plan: 'free',
+      reviewer: false,
     });
     const again = await me(await sign({ sub: 'first-use' }));
     expect(again.body.publisherId).toBe(first.body.publisherId);

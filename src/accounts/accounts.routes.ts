@@ -2,6 +2,7 @@ import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { AccountSettings, MeSchema, SettingsBody } from './accounts.schemas';
 import type { ConsoleAuth } from './console-auth';
+import { isReviewer } from './reviewers';
 import { accountSettings, updateAccountSettings } from './settings.service';
 
 export function mountAccountRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContext): void {
@@ -11,10 +12,11 @@ export function mountAccountRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContex
       path: '/me',
       summary: 'The signed-in developer account',
       success: { description: 'The account', schema: MeSchema },
-      handler: ({ auth }) => ({
+      handler: async ({ auth }) => ({
         publisherId: auth.account.id,
         email: auth.account.email ?? null,
         plan: auth.account.plan,
+        reviewer: await isReviewer(ctx.orm.em, auth.account.id),
       }),
     })
     .route({

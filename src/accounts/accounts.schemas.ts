@@ -6,6 +6,10 @@ export const MeSchema = z
     publisherId: z.string().meta({ example: 'pub_4fJ9kQ2mX7vR1tY8wZ3nB6cD' }),
     email: z.string().nullable(),
     plan: z.enum(PLANS),
+    reviewer: z.boolean().meta({
+      description:
+        'An operator marked this console user as a reviewer: the review endpoints of the operator API take their ID token (docs/console.md "The review queue")',
+    }),
   })
   .meta({ id: 'Me' });
 

@@ -14,6 +14,7 @@ import { ApiRoot } from '../http/api-router';
 import type { OpenApiRegistry } from '../http/openapi';
 import { idempotentRequests } from '../idempotency/idempotent-request';
 import { platformOrConsoleAuthenticator } from './console-platform-auth';
+import { operatorOrReviewerAuthenticator } from './review-auth';
 
 export const API_ROOTS = {
   platform: '/api/v2/developers',
@@ -33,6 +34,11 @@ export interface ApiRoots {
   /** Marketplace routes without identity headers (browse). */
   marketplacePublic: ApiRoot<null>;
   admin: ApiRoot<AdminAuth>;
+  /**
+   * The operator API's review routes (also under `/api/admin`): ADMIN_TOKEN, or the ID token of a
+   * console user an operator marked as reviewer, whose calls spend from their console budget.
+   */
+  reviews: ApiRoot<AdminAuth>;
 }
 
 /**
@@ -115,6 +121,20 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
         tag: 'Operators',
         security: 'adminToken',
         authenticate: adminAuthenticator(ctx.config.adminToken),
+        limitAnonymous,
+      },
+      registry,
+    ),
+    reviews: new ApiRoot<AdminAuth>(
+      {
+        basePath: API_ROOTS.admin,
+        name: 'Operator API',
+        tag: 'Operators',
+        security: 'adminToken',
+        authenticate: operatorOrReviewerAuthenticator(ctx),
+        limit: async (_req, res, auth, rateClass) => {
+          if (auth.reviewer) await ctx.rateLimits.consumeConsole(res, auth.reviewer.accountId, rateClass);
+        },
         limitAnonymous,
       },
       registry,

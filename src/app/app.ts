@@ -111,7 +111,8 @@ export function createApp(ctx: AppContext): {
     roots.marketplaceUser.router,
     roots.marketplacePublisher.router,
   );
-  app.use(API_ROOTS.admin, roots.admin.router);
+  // the review routes (ADMIN_TOKEN or a reviewer's ID token) after the operator-only ones
+  app.use(API_ROOTS.admin, roots.admin.router, roots.reviews.router);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new ApiError(404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));

@@ -12,4 +12,5 @@ export {
   installedToolsOf,
   installedToolsQuery,
 } from './installations/installed-tools';
+export { MarketplaceItemVersion } from './items/item.entity';
 export { TIERS, type Tier } from './items/statuses';

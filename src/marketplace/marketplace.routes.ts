@@ -21,6 +21,8 @@ export function mountMarketplaceRoutes(
     marketplacePublisher: ApiRoot<MarketplacePublisher>;
     marketplacePublic: ApiRoot<null>;
     admin: ApiRoot<AdminAuth>;
+    /** The review routes: ADMIN_TOKEN or a reviewer's ID token. */
+    reviews: ApiRoot<AdminAuth>;
   },
   ctx: AppContext,
 ): void {
@@ -32,6 +34,6 @@ export function mountMarketplaceRoutes(
   mountInstallationRoutes(roots.marketplaceUser, ctx);
   mountExecutionRoutes(roots.marketplaceUser, ctx);
   mountAgentSessionRoutes(roots.marketplaceUser, ctx);
-  mountSubmissionAdminRoutes(roots.admin, ctx);
+  mountSubmissionAdminRoutes(roots.reviews, ctx);
   mountPublisherAdminRoutes(roots.admin, ctx);
 }

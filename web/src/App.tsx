@@ -2,6 +2,7 @@ import { lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './auth/session';
 import { Layout } from './components/Layout';
+import { OperatorSignOut, ReviewsFrame } from './components/OperatorLayout';
 import { PageLoader } from './components/ui';
 import OverviewPage from './pages/Overview';
 import { SignInPage } from './pages/SignIn';
@@ -26,6 +27,9 @@ const CallsPage = lazy(() => import('./pages/Calls'));
 const CallPage = lazy(() => import('./pages/Call'));
 const ActivitiesPage = lazy(() => import('./pages/Activities'));
 const AuthCallbackPage = lazy(() => import('./pages/AuthCallback'));
+const OperatorSignInPage = lazy(() => import('./pages/OperatorSignIn'));
+const ReviewsPage = lazy(() => import('./pages/Reviews'));
+const ReviewPage = lazy(() => import('./pages/reviews/ReviewPage'));
 
 // the landing page is in the first bundle (one round trip less on the first load); the others load on demand
 function RequireSession({ children }: { children: ReactNode }) {
@@ -44,6 +48,13 @@ export function App() {
       <Routes>
         <Route path="/sign-in" element={<SignInPage />} />
         <Route path="/auth/callback" element={<AuthCallbackPage />} />
+        <Route path="/operator/sign-in" element={<OperatorSignInPage />} />
+        <Route path="/operator/sign-out" element={<OperatorSignOut />} />
+        {/* the review queue: operators (the admin token) and reviewers (docs/console.md "The review queue") */}
+        <Route element={<ReviewsFrame />}>
+          <Route path="reviews" element={<ReviewsPage />} />
+          <Route path="reviews/:id" element={<ReviewPage />} />
+        </Route>
         <Route
           element={
             <RequireSession>

@@ -1,5 +1,6 @@
 import createClient from 'openapi-fetch';
-import { currentSession, endSession } from '../auth/session';
+import { endOperatorSession, operatorToken } from '../auth/operator';
+import { currentSession, endSession, signOutReason } from '../auth/session';
 import { storedValue } from '../store';
 import type { paths } from './schema';
 
@@ -16,6 +17,8 @@ export interface Account {
   publisherId: string;
   email: string | null;
   plan: string;
+  /** An operator marked this console user as reviewer: the console shows them the review queue. */
+  reviewer?: boolean;
 }
 let account: Account | null = null;
 let accountWaiters: { resolve(value: Account): void; reject(error: unknown): void }[] = [];
@@ -76,6 +79,7 @@ export async function signOut(): Promise<void> {
   );
   for (const env of ['live', 'test'] as const) localStorage.removeItem(keyStorageName(env));
   setAccount(null);
+  endOperatorSession();
   endSession();
 }
 
@@ -100,6 +104,10 @@ async function authorized(request: Request): Promise<Request> {
     headers.set('x-user-id', publisherId);
     headers.set('x-publisher-id', publisherId);
     headers.set('x-publisher-name', email ?? publisherId);
+  } else if (url.pathname.startsWith('/api/admin/')) {
+    // the review queue: the operator's ADMIN_TOKEN when one was pasted, else a reviewer's ID token
+    const token = operatorToken.get() ?? currentSession()?.idToken;
+    if (token) headers.set('Authorization', `Bearer ${token}`);
   } else {
     const session = currentSession();
     if (session) headers.set('Authorization', `Bearer ${session.idToken}`);
@@ -113,6 +121,10 @@ async function consoleFetch(request: Request): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (response.status === 401 && (path.startsWith('/api/v1/') || path.startsWith('/api/v2/'))) {
     endSession('Your session expired: sign in again.');
+  }
+  if (response.status === 401 && path.startsWith('/api/admin/') && operatorToken.get()) {
+    endOperatorSession();
+    signOutReason.set('The admin token was refused: sign in again.');
   }
   return response;
 }

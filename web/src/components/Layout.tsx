@@ -22,6 +22,7 @@ import {
   signOut,
   unwrap,
 } from '../api/client';
+import { useOperatorToken } from '../auth/operator';
 import { useStoredValue } from '../store';
 import { ErrorBoundary } from './ErrorBoundary';
 import { RetryNotice } from './RetryNotice';
@@ -92,12 +93,15 @@ function ConsoleHeader(props: { menuOpened: boolean; onMenu(): void; email: stri
   );
 }
 
+/** The review queue's entry: shown to operators (the admin token) and reviewers only. */
+const REVIEWS_NAV: (typeof NAV)[number] = { to: '/reviews', label: 'Reviews' };
+
 /** The console's sections, the current one marked. */
-function ConsoleNav() {
+function ConsoleNav({ reviews }: { reviews: boolean }) {
   const location = useLocation();
   return (
     <Stack gap={2}>
-      {NAV.map((item) => (
+      {(reviews ? [...NAV, REVIEWS_NAV] : NAV).map((item) => (
         <NavLink
           key={item.to}
           component={RouterLink}
@@ -120,6 +124,7 @@ export function Layout() {
     queryKey: ['me'],
     queryFn: async () => unwrap(await api.GET('/api/v1/developers/me')),
   });
+  const operator = useOperatorToken();
   if (me.data) setAccount(me.data);
   else if (me.error) accountFailed(me.error);
 
@@ -137,7 +142,7 @@ export function Layout() {
         <ConsoleHeader menuOpened={opened} onMenu={toggle} email={me.data?.email ?? ''} />
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Console sections">
-        <ConsoleNav />
+        <ConsoleNav reviews={operator !== null || me.data?.reviewer === true} />
       </AppShell.Navbar>
       <AppShell.Main>
         {me.error && !me.data ? (

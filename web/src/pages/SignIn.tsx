@@ -1,6 +1,6 @@
-import { Alert, Button, Center, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { type FormEvent, useEffect, useState } from 'react';
-import { Navigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useSearchParams } from 'react-router';
 import { signOutReason, startSession, useSession } from '../auth/session';
 import { type ConsoleConfig, loadConsoleConfig } from '../config';
 import { useStoredValue } from '../store';
@@ -124,6 +124,9 @@ export function SignInPage() {
           ) : config?.auth.mode === 'oidc' ? (
             <OidcSignIn auth={config.auth} returnTo={returnTo} onError={setError} />
           ) : null}
+          <Anchor component={Link} to="/operator/sign-in" size="sm">
+            Operator? Sign in with the admin token
+          </Anchor>
         </Stack>
       </Paper>
     </Center>
