@@ -45,6 +45,7 @@ const AREAS = [
   'admin',
   'analytics',
   'call-analysis',
+  'call-reports',
   'console-web',
   'docs',
   'health',

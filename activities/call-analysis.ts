@@ -8,7 +8,7 @@ import {
 import { annotateSpan } from '../src/telemetry/tracing';
 import type { ActivityDeps } from './deps';
 
-export function createCallAnalysisActivities({ orm, config }: ActivityDeps) {
+export function createCallAnalysisActivities({ orm, config, encryptor }: ActivityDeps) {
   const knex = orm.em.getConnection().getKnex();
   return {
     /** One model answer for a post-call analysis, checked (see src/call-analysis/analysis-steps.ts). */
@@ -19,7 +19,7 @@ export function createCallAnalysisActivities({ orm, config }: ActivityDeps) {
     /** The analysis's outcome and its `session.analyzed` event, recorded once. */
     recordAnalysis(input: AnalysisRecord): Promise<{ recorded: boolean }> {
       annotateSpan({ 'voice.analysis_id': input.analysisId });
-      return recordAnalysis(knex, input);
+      return recordAnalysis({ knex, config, encryptor }, input);
     },
   };
 }

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
+import { RECORDED_CALL_SQL, reportLinks } from '../call-reports';
+import type { CoreContext } from '../common/context';
 import { derivedId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import type { Config } from '../config/env';
 import { eventRow, insertEventsSql } from '../events/emit';
+import type { SessionAnalyzedPayload } from '../events/payloads';
 import { completeChatInActivity } from '../outbound/chat-completion';
 import type { AnalysisSetting } from '../personas';
 import { type AnalysisResult, analysisMessages, checkAnswer, type RefusedAnswer } from './analysis-prompt';
@@ -73,11 +76,16 @@ interface Owner {
 }
 
 /**
- * Records an analysis's outcome and its `session.analyzed` event in one statement, once: only a
+ * Records an analysis's outcome and its `session.analyzed` event (with the session's signed
+ * end-of-call links, docs/sessions.md "End-of-call links") in one statement, once: only a
  * pending analysis is updated, and the event (id derived from the analysis) is inserted only when
  * that update happened, so a retried activity changes nothing. Answers whether this call recorded it.
  */
-export async function recordAnalysis(knex: Knex, r: AnalysisRecord): Promise<{ recorded: boolean }> {
+export async function recordAnalysis(
+  deps: Pick<CoreContext, 'config' | 'encryptor'> & { knex: Knex },
+  r: AnalysisRecord,
+): Promise<{ recorded: boolean }> {
+  const { knex } = deps;
   const { rows } = await knex.raw<{ rows: Owner[] }>(
     'select account_id, environment, session_id, persona_id from session_analyses where id = ?',
     [r.analysisId],
@@ -86,20 +94,27 @@ export async function recordAnalysis(knex: Knex, r: AnalysisRecord): Promise<{ r
   if (!owner) return { recorded: false };
   const result = r.status === 'completed' ? r.result : { summary: null, success: null, data: null };
   const error = r.status === 'failed' ? r.error.slice(0, 2000) : null;
+  const { rows: calls } = await knex.raw<{ rows: { id: string }[] }>(RECORDED_CALL_SQL, [owner.session_id]);
+  const data: SessionAnalyzedPayload = {
+    analysisId: r.analysisId,
+    sessionId: owner.session_id,
+    personaId: owner.persona_id,
+    status: r.status,
+    ...result,
+    error,
+    ...reportLinks(deps, {
+      accountId: owner.account_id,
+      sessionId: owner.session_id,
+      callId: calls[0]?.id ?? null,
+    }),
+  };
   const event = eventRow({
     id: derivedId('evt', r.analysisId, 'analyzed'),
     accountId: owner.account_id,
     environment: owner.environment,
     type: 'session.analyzed',
     personaId: owner.persona_id,
-    data: {
-      analysisId: r.analysisId,
-      sessionId: owner.session_id,
-      personaId: owner.persona_id,
-      status: r.status,
-      ...result,
-      error,
-    },
+    data,
   });
   const insert = insertEventsSql(
     { accountId: owner.account_id, environment: owner.environment },

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { type LinksConfig, linksConfig, linksEnv } from './links';
 import { type OutboundConfig, outboundConfig, outboundEnv, outboundProblems } from './outbound';
 import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './telemetry';
 import { type TelephonyConfig, telephonyConfig, telephonyEnv } from './telephony';
@@ -39,6 +40,7 @@ const envSchema = z.object({
   ENCRYPTION_KEY: optionalString,
   ENCRYPTION_PREVIOUS_KEYS: optionalString,
   ADMIN_TOKEN: optionalString,
+  ...linksEnv,
 
   AUTH_ISSUER: optionalString,
   AUTH_AUDIENCE: optionalString,
@@ -152,6 +154,7 @@ export interface Config {
     uiUrl?: string;
   };
   encryption: { key?: string; previousKeys: string[] };
+  links: LinksConfig;
   adminToken?: string;
   /** An ID token valid for longer than this (from its `iat`, or from now) is refused. */
   authMaxTokenLifetimeSeconds: number;
@@ -246,6 +249,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         .map((k) => k.trim())
         .filter(Boolean),
     },
+    links: linksConfig(e),
     adminToken: e.ADMIN_TOKEN,
     authMaxTokenLifetimeSeconds: e.AUTH_MAX_TOKEN_LIFETIME_S,
     auth:

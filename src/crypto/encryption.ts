@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensurePrivateDir } from '../common/private-files';
@@ -85,6 +85,14 @@ export class Encryptor {
     } catch {
       throw new DecryptionError('ciphertext failed authentication (tampered, or bound to another row)');
     }
+  }
+
+  /**
+   * A 32-byte key for another purpose (HKDF-SHA256 of the current key, `purpose` as its info): as
+   * secret as the encryption key, and no use for decrypting anything.
+   */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.currentKey, Buffer.alloc(0), purpose, 32));
   }
 
   /**

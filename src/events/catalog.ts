@@ -56,18 +56,17 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
     case 'session.started':
       return { sessionId, userId, personaId: persona };
     case 'session.ended':
-      return { sessionId, userId, personaId: persona, duration: 184_000, turnCount: 12 };
-    case 'session.analyzed':
       return {
-        analysisId: newId('ana'),
         sessionId,
+        userId,
         personaId: persona,
-        status: 'completed',
-        summary: 'The caller asked where order A-1042 was; Ava found it out for delivery today.',
-        success: { passed: true, reason: 'The order status was found and told to the caller.' },
-        data: { orderId: 'A-1042', sentiment: 'positive' },
-        error: null,
+        duration: 184_000,
+        turnCount: 12,
+        reason: 'ended',
+        ...sampleLinks(sessionId),
       };
+    case 'session.analyzed':
+      return analyzedSample(sessionId, persona);
     case 'tool.called':
       return { sessionId, toolId, toolName: 'lookup_order', arguments: { orderId: 'A-1042' } };
     case 'tool.completed':
@@ -126,6 +125,36 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
   }
+}
+
+/** A completed analysis's event data (`session.analyzed`). */
+function analyzedSample(sessionId: string, personaId: string): Record<string, unknown> {
+  return {
+    analysisId: newId('ana'),
+    sessionId,
+    personaId,
+    status: 'completed',
+    summary: 'The caller asked where order A-1042 was; Ava found it out for delivery today.',
+    success: { passed: true, reason: 'The order status was found and told to the caller.' },
+    data: { orderId: 'A-1042', sentiment: 'positive' },
+    error: null,
+    ...sampleLinks(sessionId),
+  };
+}
+
+/**
+ * An end-of-call event's links, shaped like real ones (docs/sessions.md "End-of-call links") but
+ * signed by no one: a sample's links open nothing (403).
+ */
+function sampleLinks(sessionId: string): Record<string, string> {
+  const expires = Math.floor(Date.now() / 1000) + 7 * 86_400;
+  const query = `expires=${expires}&signature=${'0'.repeat(64)}`;
+  const api = 'https://voice.example.com/api/v2/developers/links';
+  return {
+    transcriptUrl: `${api}/sessions/${sessionId}/transcript?${query}`,
+    recordingUrl: `${api}/calls/${newId('call')}/recording?${query}`,
+    linksExpireAt: new Date(expires * 1000).toISOString(),
+  };
 }
 
 /** A call's event data (`call.started` when answered, `call.ended` once over). */

@@ -1,4 +1,6 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import type { EventType } from '../events/catalog';
+import { EVENT_DATA_SCHEMAS, eventEnvelopeSchema } from '../events/payloads';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -51,6 +53,7 @@ export class OpenApiRegistry {
       servers: serverUrl ? [{ url: serverUrl }] : undefined,
       tags: [...this.tags].map(([name, roots]) => ({ name, description: `On ${roots}` })),
       paths: this.paths,
+      webhooks: eventWebhooks(),
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'A `pk_live_…` or `pk_test_…` API key' },
@@ -60,11 +63,39 @@ export class OpenApiRegistry {
             bearerFormat: 'JWT',
             description: 'Identity-provider ID token',
           },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator ADMIN_TOKEN' },
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The operator ADMIN_TOKEN; the review routes also take the ID token of a console user an operator marked as reviewer',
+          },
           marketplaceUser: { type: 'apiKey', in: 'header', name: 'x-user-id' },
           marketplacePublisher: { type: 'apiKey', in: 'header', name: 'x-publisher-id' },
         },
       },
     });
   }
+}
+
+/**
+ * The events whose `data` has a schema (src/events/payloads.ts), as OpenAPI webhooks: what a
+ * subscribed webhook receives (docs/webhooks.md).
+ */
+function eventWebhooks(): ZodOpenApiPathsObject {
+  const webhooks: ZodOpenApiPathsObject = {};
+  for (const [type, data] of Object.entries(EVENT_DATA_SCHEMAS)) {
+    webhooks[type] = {
+      post: {
+        tags: ['Webhooks'],
+        summary: `\`${type}\``,
+        description:
+          'Sent to each enabled webhook subscribed to the type, signed (`X-Service-Signature`, `webhook-signature`): see docs/webhooks.md.',
+        requestBody: {
+          content: { 'application/json': { schema: eventEnvelopeSchema(type as EventType, data) } },
+        },
+        responses: { '200': { description: 'Any 2xx within WEBHOOK_TIMEOUT_MS counts as delivered' } },
+      },
+    };
+  }
+  return webhooks;
 }

@@ -115,8 +115,13 @@ export async function startSession(
 
 export async function getSession(em: EntityManager, owner: Owner, id: string) {
   const session = await findSession(em, owner, id);
+  return { ...sessionView(session), transcript: await sessionTranscript(em, id) };
+}
+
+/** A session's transcript: its turns in order, as GET /sessions/:id (and its transcript link) shows them. */
+export async function sessionTranscript(em: EntityManager, id: string) {
   const turns = await em.find(SessionTurn, { sessionId: id }, { orderBy: { index: 'asc' } });
-  return { ...sessionView(session), transcript: turns.map(turnRecord) };
+  return turns.map(turnRecord);
 }
 
 /** Sessions this process saw active, with what never changes of them (bounded; oldest out first). */

@@ -1,7 +1,10 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RECORDED_CALL_SQL, reportLinks } from '../call-reports';
 import type { CoreContext } from '../common/context';
 import { derivedId } from '../common/ids';
 import { preparedQuery } from '../db/prepared';
 import { emitEvent } from '../events/emit';
+import type { SessionEndedPayload } from '../events/payloads';
 import { type FinishedExecution, finishedExecutionCte } from '../voice-workflows';
 import { Session, type SessionTurn, type TurnAction } from './session.entity';
 import type { SessionEndReason, TurnRoute } from './statuses';
@@ -112,11 +115,21 @@ export function turnRecord(
   };
 }
 
+/** The session's recorded phone call (its recording's link), read in the ending transaction. */
+async function recordedCall(tem: EntityManager, session: Session): Promise<string | null> {
+  if (!session.recording) return null;
+  const rows = await tem
+    .getConnection()
+    .execute<{ id: string }[]>(RECORDED_CALL_SQL, [session.id], 'all', tem.getTransactionContext());
+  return rows[0]?.id ?? null;
+}
+
 /**
  * Ends a session once: status, end time and reason, and `session.ended` (duration in ms, turn
- * count) with an id derived from the session, in one transaction. Answers the session's end. A
- * session whose row is gone (deleted while its workflow ran) has nothing to end: its workflow ends
- * (no event), instead of retrying this for ever.
+ * count, the signed links to its transcript and its call's recording) with an id derived from the
+ * session, in one transaction. Answers the session's end. A session whose row is gone (deleted
+ * while its workflow ran) has nothing to end: its workflow ends (no event), instead of retrying
+ * this for ever.
  */
 export async function endSession(
   ctx: CoreContext,
@@ -136,20 +149,26 @@ export async function endSession(
     if (session.status === 'active') {
       const endedAt = new Date();
       tem.assign(session, { status: 'ended', endedAt, endReason: input.reason });
+      const data: SessionEndedPayload = {
+        sessionId: session.id,
+        userId: session.userId,
+        personaId: session.personaId,
+        duration: endedAt.getTime() - session.startedAt.getTime(),
+        turnCount: session.turnCount,
+        reason: input.reason,
+        ...reportLinks(
+          ctx,
+          { accountId: session.account, sessionId: session.id, callId: await recordedCall(tem, session) },
+          endedAt.getTime(),
+        ),
+      };
       emitEvent(tem, {
         id: derivedId('evt', session.id, 'ended'),
         accountId: session.account,
         environment: session.environment,
         type: 'session.ended',
         personaId: session.personaId,
-        data: {
-          sessionId: session.id,
-          userId: session.userId,
-          personaId: session.personaId,
-          duration: endedAt.getTime() - session.startedAt.getTime(),
-          turnCount: session.turnCount,
-          reason: input.reason,
-        },
+        data,
       });
     }
     const endedAt = session.endedAt ?? new Date();

@@ -28,3 +28,4 @@ export {
   publicBaseUrl,
   statusCallbackUrlOf,
 } from './phone-numbers/phone-numbers.service';
+export { mountRecordingLinkRoute } from './recordings/recording-link.routes';

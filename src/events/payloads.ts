@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { EVENT_DESCRIPTIONS, type EventType } from './catalog';
+
+const url = (description: string) => z.url().meta({ description });
+
+/**
+ * The links of an end-of-call event (docs/sessions.md "End-of-call links"): signed, expiring URLs
+ * that open without an API key.
+ */
+const EndOfCallLinks = {
+  transcriptUrl: url(
+    'The session’s transcript as JSON (the `transcript` of GET /sessions/:id), signed: GET it without an API key until `linksExpireAt`',
+  ),
+  recordingUrl: url(
+    'The call’s two-channel recording (WAV, the caller left, the agent right), signed like `transcriptUrl`; null when the session had no phone call or did not record it',
+  ).nullable(),
+  linksExpireAt: z.iso
+    .datetime()
+    .meta({ description: 'When both links stop opening (LINK_TTL_S after the event, default 7 days)' }),
+};
+
+/** `session.ended`'s `data`. */
+export const SessionEndedData = z
+  .strictObject({
+    sessionId: z.string(),
+    userId: z.string(),
+    personaId: z.string(),
+    duration: z.number().int().meta({ description: 'From the start to the end, in milliseconds' }),
+    turnCount: z.number().int(),
+    reason: z
+      .string()
+      .meta({ description: '`ended` (by the caller, the API or the call) or `idle_timeout`' }),
+    ...EndOfCallLinks,
+  })
+  .meta({ id: 'SessionEndedEventData' });
+
+/** `session.analyzed`'s `data`: the analysis and the same links as the session's `session.ended`. */
+export const SessionAnalyzedData = z
+  .strictObject({
+    analysisId: z.string(),
+    sessionId: z.string(),
+    personaId: z.string(),
+    status: z.enum(['completed', 'failed']),
+    summary: z
+      .string()
+      .nullable()
+      .meta({ description: 'The call in at most three sentences, when `analysis.summary` asks for it' }),
+    success: z
+      .object({ passed: z.boolean(), reason: z.string() })
+      .nullable()
+      .meta({ description: 'The call graded against `analysis.successCriteria`' }),
+    data: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'The fields of `analysis.dataSchema`' }),
+    error: z.string().nullable().meta({ description: 'Why a `failed` analysis has no result' }),
+    ...EndOfCallLinks,
+  })
+  .meta({ id: 'SessionAnalyzedEventData' });
+
+export type SessionEndedPayload = z.input<typeof SessionEndedData>;
+export type SessionAnalyzedPayload = z.input<typeof SessionAnalyzedData>;
+
+/** The event types whose `data` has a schema of its own, documented as OpenAPI webhooks. */
+export const EVENT_DATA_SCHEMAS: Partial<Record<EventType, z.ZodObject>> = {
+  'session.ended': SessionEndedData,
+  'session.analyzed': SessionAnalyzedData,
+};
+
+/** The envelope of an event of `type` (docs/api-contract.md "Events"), with its `data` schema. */
+export function eventEnvelopeSchema(type: EventType, data: z.ZodType) {
+  return z
+    .object({
+      id: z.string().meta({ description: '`evt_…`, the same on every retry: deduplicate on it' }),
+      type: z.literal(type),
+      timestamp: z.iso.datetime(),
+      publisherId: z.string().meta({ description: 'The account (`pub_…`)' }),
+      data,
+    })
+    .meta({ description: EVENT_DESCRIPTIONS[type] });
+}
