@@ -195,7 +195,7 @@ describe('definition validation', () => {
       expect.arrayContaining([
         'nodes[1].config.text: b.result refers to "b", which does not run before "a"',
         'nodes[1].config.text: zzz.result refers to no node "zzz"',
-        'nodes[1].config.text: {{weird}} must be {{<nodeId>.result…}} or {{input…}}',
+        'nodes[1].config.text: {{weird}} must be {{<nodeId>.result…}}, {{input…}} or {{trigger…}}',
         'nodes[3].config.expression: b.result refers to "b", which does not run before "c"',
         'edges[4].condition: required ("true" or "false") on edges leaving condition node "c"',
         'edges[6].sourceId: an end node has no outgoing edges',

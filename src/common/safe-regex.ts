@@ -73,6 +73,8 @@ function charge(units: number): void {
 /** A compiled tenant pattern: whether it matches somewhere in a text, in time linear in the text. */
 export interface TenantRegex {
   test(text: string): boolean;
+  /** The first match in a text (the whole match), or null when there is none. */
+  find(text: string): string | null;
   /** Its size: the instructions of the engine it compiled to. */
   readonly size: number;
   toString(): string;
@@ -113,6 +115,11 @@ function compile(pattern: string, flags: string): TenantRegex {
     test: (text) => {
       charge(text.length * size);
       return engine.test(text);
+    },
+    find: (text) => {
+      charge(text.length * size);
+      const matcher = engine.matcher(text);
+      return matcher.find() ? matcher.group(0) : null;
     },
     size,
     toString: () => `/${pattern}/${flags}`,

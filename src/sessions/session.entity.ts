@@ -90,9 +90,14 @@ export type TurnAction =
       type: 'workflow';
       workflowId: string;
       workflowName: string;
-      executionId: string;
+      /** Null while the command awaits its parameters (status `awaiting_input`): it has not run. */
+      executionId: string | null;
       status: string;
       durationMs: number;
+      /** A command that takes parameters: the values it was given (so far). */
+      parameters?: Record<string, string | number>;
+      /** Status `awaiting_input`: the parameters the agent asked for, which the caller's next turn gives. */
+      missing?: string[];
     };
 
 /** One exchange: what the caller said and how the agent answered (`index` from 1). */

@@ -49,3 +49,24 @@ export const commandFailedError = (workflowName: string, failure: string) =>
 /** The error recorded for a turn whose step kept failing (the worker or the database, not an answer). */
 export const unfinishedTurnError = (cause: string | undefined) =>
   `The turn could not finish: ${cause ?? 'unknown error'}`;
+
+/** How a parameter is named to the caller: its description, else its name in words ("orderId" → "the order id"). */
+export const parameterLabel = (p: { name: string; description?: string }) =>
+  p.description ??
+  `the ${p.name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/_+/g, ' ')
+    .toLowerCase()
+    .trim()}`;
+
+/** The question for a voice command's missing parameters (the caller's next turn answers it). */
+export function parameterQuestion(workflowName: string, missing: { name: string; description?: string }[]) {
+  const labels = missing.map(parameterLabel);
+  const list = labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}` : labels[0];
+  return `To do "${workflowName}" I need ${list}. What ${labels.length > 1 ? 'are they' : 'is it'}?`;
+}
+
+/** What the model is told when a voice command failed: it answers the caller in its place. */
+export const commandFailedContext = (workflowName: string, command: string, failure: string) =>
+  `The caller's words matched the voice command "${command}" (workflow "${workflowName}"), which ran and failed: ${failure}. ` +
+  'Answer the caller yourself: say briefly that this did not work, and help another way if you can.';

@@ -2,8 +2,8 @@ import jsep from 'jsep';
 import { NODE_ID_PATTERN, type PathSegment, type Reference, resolveReference, type Scope } from './paths';
 
 /**
- * Condition expressions (docs/api-contract.md "Condition expressions"): `<nodeId>.result.<path>`
- * and `input.<path>` references; literals (numbers, quoted strings, `true`, `false`, `null`,
+ * Condition expressions (docs/api-contract.md "Condition expressions"): `<nodeId>.result.<path>`,
+ * `input.<path>` and `trigger.<name>` (short for `input.trigger.<name>`) references; literals (numbers, quoted strings, `true`, `false`, `null`,
  * `[lists]`); `== != < <= > >=`, `&& || !`, parentheses and `in` (membership in a list, or substring
  * of a string).
  *
@@ -95,9 +95,10 @@ function memberChain(node: Node, aliases: Record<string, string>): Reference {
   }
   if (current.type === 'ThisExpression') throw new ExpressionError('this is not allowed');
   if (current.type !== 'Identifier')
-    throw new ExpressionError('a reference must start with input or a node id');
+    throw new ExpressionError('a reference must start with input, trigger or a node id');
   const root = aliases[(current as jsep.Identifier).name] ?? (current as jsep.Identifier).name;
   if (root === 'input') return { kind: 'input', path: segments };
+  if (root === 'trigger') return { kind: 'input', path: ['trigger', ...segments] };
   if (!NODE_ID_PATTERN.test(root)) throw new ExpressionError(`${root} is not a node id`);
   if (segments[0] !== 'result') {
     throw new ExpressionError(`address a node's result as ${root}.result or ${root}.result.<path>`);

@@ -130,6 +130,8 @@ function nodeProblems(nodes: GraphNode[], problems: string[]): Map<string, numbe
     if (!NODE_ID_PATTERN.test(node.id)) {
       problems.push(`nodes[${i}].id: must be 1-64 letters, digits, _ or -`);
     }
+    if (node.id === 'trigger')
+      problems.push(`nodes[${i}].id: "trigger" is reserved (trigger.<name> reads a parameter)`);
     if (index.has(node.id)) problems.push(`nodes[${i}].id: duplicate id "${node.id}"`);
     else index.set(node.id, i);
     if (!(NODE_TYPES as readonly string[]).includes(node.type)) {

@@ -8,12 +8,20 @@
  * utterance words, the score is the recall-weighted F2 = 5PR / (4P + R), between 0 and 1: saying the
  * whole command in a longer sentence still scores high, and a longer command that is fully said beats
  * a shorter one it contains. A score below MATCH_THRESHOLD (0.5) is no match; equal best scores
- * (within 0.001) are a tie.
+ * (within 0.001) are a tie. A command's placeholders (`{orderId}`) are not words to match: the words
+ * said in their place (up to PLACEHOLDER_WORDS each) do not lower the precision.
  */
 
 export const MATCH_THRESHOLD = 0.5;
 const TIE_EPSILON = 0.001;
 const WORD_SIMILARITY = 0.8;
+/** How many unmatched words of an utterance each placeholder of the command may stand for. */
+export const PLACEHOLDER_WORDS = 3;
+/** A placeholder in a command: anything in braces (command-parameters.ts says which are valid). */
+const PLACEHOLDER = /\{[^{}]*\}/g;
+
+/** A command's text without its placeholders. */
+export const commandWithoutPlaceholders = (command: string) => command.replace(PLACEHOLDER, ' ');
 
 const FILLERS = new Set([
   'a',
@@ -53,6 +61,9 @@ const FILLERS = new Set([
   'um',
   'uh',
 ]);
+
+/** A word dropped before matching ("please", "can", "my", …). */
+export const isFiller = (word: string) => FILLERS.has(word);
 
 export function normalizeUtterance(text: string): string[] {
   const words = text
@@ -96,7 +107,8 @@ export function wordSimilarity(a: string, b: string): number {
 /** How well an utterance matches a command, 0 to 1 (see above). */
 export function commandScore(utterance: string, command: string): number {
   const said = normalizeUtterance(utterance);
-  const wanted = normalizeUtterance(command);
+  const wanted = normalizeUtterance(commandWithoutPlaceholders(command));
+  const slots = command.match(PLACEHOLDER)?.length ?? 0;
   if (said.length === 0 || wanted.length === 0) return 0;
   const used = new Set<number>();
   let matched = 0;
@@ -118,7 +130,8 @@ export function commandScore(utterance: string, command: string): number {
   }
   if (matched === 0) return 0;
   const recall = matched / wanted.length;
-  const precision = matched / said.length;
+  const excused = Math.min(said.length - matched, slots * PLACEHOLDER_WORDS);
+  const precision = matched / (said.length - excused);
   return Math.round(((5 * precision * recall) / (4 * precision + recall)) * 1000) / 1000;
 }
 

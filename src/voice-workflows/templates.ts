@@ -2,7 +2,8 @@ import { parsePath, type Reference, resolveReference, type Scope } from './paths
 
 /**
  * Text templates of workflow nodes (docs/api-contract.md "Templates"): `{{<nodeId>.result}}`,
- * `{{<nodeId>.result.<path>}}`, `{{input}}`, `{{input.<path>}}`. Objects render as JSON, missing
+ * `{{<nodeId>.result.<path>}}`, `{{input}}`, `{{input.<path>}}`, `{{trigger.<name>}}` (a voice
+ * command's parameter: short for `{{input.trigger.<name>}}`). Objects render as JSON, missing
  * values as an empty string. Workflow-safe (runs in the Temporal sandbox).
  */
 
@@ -15,11 +16,15 @@ export function parseTemplateReference(text: string): Reference | string {
     const path = parsePath(text.slice('input'.length).replace(/^\./, ''));
     return path ? { kind: 'input', path } : `{{${text}}} is not a valid path`;
   }
+  if (text === 'trigger' || text.startsWith('trigger.') || text.startsWith('trigger[')) {
+    const path = parsePath(text.slice('trigger'.length).replace(/^\./, ''));
+    return path ? { kind: 'input', path: ['trigger', ...path] } : `{{${text}}} is not a valid path`;
+  }
   const m = /^([A-Za-z0-9_-]+)\.result(.*)$/.exec(text);
-  if (!m) return `{{${text}}} must be {{<nodeId>.result…}} or {{input…}}`;
+  if (!m) return `{{${text}}} must be {{<nodeId>.result…}}, {{input…}} or {{trigger…}}`;
   const rest = m[2];
   if (rest !== '' && !rest.startsWith('.') && !rest.startsWith('[')) {
-    return `{{${text}}} must be {{<nodeId>.result…}} or {{input…}}`;
+    return `{{${text}}} must be {{<nodeId>.result…}}, {{input…}} or {{trigger…}}`;
   }
   const path = parsePath(rest.replace(/^\./, ''));
   return path ? { kind: 'node', nodeId: m[1], path } : `{{${text}}} is not a valid path`;

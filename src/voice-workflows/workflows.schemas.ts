@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
+import { VoiceCommandConfigSchema } from './command-parameters';
 import { MATCH_THRESHOLD } from './matching';
 import { EXECUTION_STATUSES, STEP_STATUSES } from './statuses';
 
@@ -25,17 +26,7 @@ const EdgeSchema = z
 
 const TriggerSchema = z
   .discriminatedUnion('type', [
-    z.strictObject({
-      type: z.literal('voice_command'),
-      config: z.strictObject({
-        command: z
-          .string()
-          .trim()
-          .min(1, 'must not be empty')
-          .max(500)
-          .meta({ example: 'check my order status' }),
-      }),
-    }),
+    z.strictObject({ type: z.literal('voice_command'), config: VoiceCommandConfigSchema }),
     z.strictObject({
       type: z.literal('manual'),
       config: z.strictObject({}).default({}),

@@ -19,7 +19,10 @@ function ActionLine({ action }: { action: Action }) {
     return (
       <Text size="sm" data-testid="action-workflow">
         Workflow{' '}
-        <Anchor component={Link} to={`/workflows/${action.workflowId}?execution=${action.executionId}`}>
+        <Anchor
+          component={Link}
+          to={`/workflows/${action.workflowId}${action.executionId ? `?execution=${action.executionId}` : ''}`}
+        >
           {action.workflowName}
         </Anchor>{' '}
         <StatusBadge status={action.status} /> · {action.durationMs} ms

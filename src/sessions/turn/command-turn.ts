@@ -1,0 +1,210 @@
+import type { CommandRun } from '../../../workflows/messages';
+import type { AppContext } from '../../common/context';
+import { derivedId } from '../../common/ids';
+import {
+  type FinishedExecution,
+  finishedExecution,
+  interpretGraph,
+  type ParameterValue,
+  recordExecutionStart,
+  type StepRecord,
+  type VoiceCommandWorkflow,
+  WorkflowExecution,
+  workflowInputOf,
+} from '../../voice-workflows';
+import type { TurnAction } from '../session.entity';
+import {
+  commandDoneReply,
+  commandFailedContext,
+  commandFailedError,
+  commandFailedReply,
+} from '../turn-rules';
+import { followCommand } from './command-progress';
+import { answerWithModel } from './model-turn';
+import { answer } from './turn-answer';
+import type { TurnAnswer, TurnRequest } from './turn-listener';
+import type { TurnSession } from './turn-session';
+import { runCommandInWorkflow } from './turn-store';
+
+/** Nodes the interpreter computes itself; a graph of only these has no side effect to wait for. */
+const PURE_NODE_TYPES: ReadonlySet<string> = new Set(['start', 'speak', 'condition', 'end']);
+
+/** A command to run: the workflow, how the caller's words matched it, and its parameters' values. */
+export interface CommandToRun {
+  item: VoiceCommandWorkflow;
+  command: string;
+  score: number;
+  /** What the caller said that matched the command. */
+  utterance: string;
+  /** Null for a command without parameters (the run's input has no `trigger` then). */
+  parameters: Record<string, ParameterValue> | null;
+}
+
+/**
+ * A matched voice command. Its execution's id is derived from the session and the turn. A graph
+ * without side effects (speak, condition) is interpreted here, and the statement that records the
+ * turn records it finished, with its events; any other runs in the session's workflow, step by step.
+ * A run that fails hands the turn to the model, told which command failed and why (with a model
+ * configured; else the agent says it could not finish).
+ */
+export async function answerWithCommand(
+  ctx: AppContext,
+  turn: TurnRequest,
+  loaded: TurnSession,
+  best: CommandToRun,
+): Promise<TurnAnswer> {
+  const { em, session } = loaded;
+  const workflow = best.item;
+  const execution = em.create(
+    WorkflowExecution,
+    {
+      id: derivedId('exec', turn.sessionId, turn.turnId),
+      account: session.account,
+      environment: session.environment,
+      workflowId: workflow.id,
+      version: workflow.version,
+      definition: { nodes: workflow.nodes, edges: workflow.edges },
+      input: {
+        utterance: best.utterance,
+        sessionId: session.id,
+        userId: session.userId,
+        ...(best.parameters ? { trigger: best.parameters } : {}),
+      },
+      sessionId: session.id,
+      match: { utterance: best.utterance, command: best.command, score: best.score },
+      // run here or by the session's workflow: the dispatcher must not start it too
+      workflowStartedAt: new Date(),
+    },
+    { persist: false },
+  );
+  const said: string[] = [];
+  const stepOf = (step: StepRecord) => {
+    const speech = step.type === 'speak' && step.status === 'completed' ? [String(step.result)] : [];
+    // a `speak` step is heard as soon as it has run (the reply is what they said); the space after it
+    // tells the speech that its sentence is over
+    for (const text of speech) {
+      said.push(text);
+      turn.listener.text(`${text} `);
+    }
+    const { nodeId, type: nodeType, status } = step;
+    turn.listener.workflowStep({
+      workflowName: workflow.name,
+      executionId: execution.id,
+      nodeId,
+      nodeType,
+      status,
+      speech,
+    });
+  };
+  const run = await runCommand(ctx, turn, execution, em, stepOf);
+  turn.listener.workflowStep({
+    workflowName: workflow.name,
+    executionId: execution.id,
+    nodeId: null,
+    nodeType: null,
+    status: run.status,
+    speech: run.speech,
+  });
+  const action: TurnAction = {
+    type: 'workflow',
+    workflowId: workflow.id,
+    workflowName: workflow.name,
+    executionId: execution.id,
+    status: run.status,
+    durationMs: run.durationMs,
+    ...(best.parameters ? { parameters: best.parameters } : {}),
+  };
+  if (run.status !== 'completed') return commandFailed(ctx, turn, loaded, { best, run, action, said });
+  const ending = said.length ? '' : commandDoneReply(workflow.name, []);
+  if (ending) turn.listener.text(ending);
+  const reply = [...said, ending].filter(Boolean).join(' ');
+  return {
+    ...answer(turn, { route: 'workflow', reply, actions: [action], error: null }),
+    command: run.record,
+  };
+}
+
+/**
+ * A command that failed: with a model, the turn goes on with it, told which command failed and why,
+ * and its reply is what the caller hears; without one, the agent says it could not finish. Either
+ * way the turn's error says where and why it failed.
+ */
+async function commandFailed(
+  ctx: AppContext,
+  turn: TurnRequest,
+  loaded: TurnSession,
+  failed: { best: CommandToRun; run: RunOutcome; action: TurnAction; said: string[] },
+): Promise<TurnAnswer> {
+  const { best, run, action, said } = failed;
+  const name = best.item.name;
+  const failure = run.failure ?? 'unknown failure';
+  const error = commandFailedError(name, failure);
+  if (ctx.config.llm.baseUrl && !turn.signal.aborted) {
+    turn.hold?.begin();
+    const context = [{ role: 'system' as const, content: commandFailedContext(name, best.command, failure) }];
+    const handoff = { context, said, actions: [action], fallback: commandFailedReply(name) };
+    const answered = await answerWithModel(ctx, turn, loaded, handoff);
+    return { ...answered, route: 'workflow', error: answered.error ?? error, command: run.record };
+  }
+  const ending = commandFailedReply(name);
+  turn.listener.text(ending);
+  const reply = [...said, ending].join(' ');
+  return { ...answer(turn, { route: 'workflow', reply, actions: [action], error }), command: run.record };
+}
+
+type RunOutcome = CommandRun & { record?: FinishedExecution };
+
+/**
+ * Runs the command: here when its graph has no side effect, else in the session's workflow, whose
+ * progress is followed meanwhile so that each step is heard as it settles (`onStep`, once each).
+ */
+async function runCommand(
+  ctx: AppContext,
+  turn: TurnRequest,
+  execution: WorkflowExecution,
+  em: TurnSession['em'],
+  onStep: (step: StepRecord) => void,
+): Promise<RunOutcome> {
+  if (execution.definition.nodes.every((n) => PURE_NODE_TYPES.has(n.type))) {
+    const run = await runPureCommand(execution);
+    run.steps.forEach(onStep);
+    return run;
+  }
+  recordExecutionStart(em, execution);
+  await em.flush();
+  const progress = followCommand(ctx, execution.id, onStep);
+  let run: CommandRun | undefined;
+  try {
+    run = await runCommandInWorkflow(ctx, turn.sessionId, {
+      turnId: turn.turnId,
+      plan: workflowInputOf(execution),
+    });
+    return run;
+  } finally {
+    await progress.stop(run?.steps ?? []);
+  }
+}
+
+/**
+ * Interprets a graph without side effects. Nothing is written here: the finished execution goes with
+ * the turn, and the statement that records the turn writes it with its events.
+ */
+async function runPureCommand(
+  execution: WorkflowExecution,
+): Promise<CommandRun & { record: FinishedExecution }> {
+  const trace = await interpretGraph(execution.definition, execution.input, {
+    now: () => Date.now(),
+    callTool: () => Promise.reject(new Error('not a pure graph')),
+    prompt: () => Promise.reject(new Error('not a pure graph')),
+  });
+  const record = finishedExecution(execution, trace);
+  const failed = execution.status !== 'completed';
+  return {
+    status: failed ? 'failed' : 'completed',
+    speech: execution.output?.speech ?? [],
+    failure: failed ? `Node ${execution.error?.nodeId} failed: ${execution.error?.message}` : null,
+    durationMs: execution.durationMs ?? 0,
+    steps: trace.steps,
+    record,
+  };
+}
