@@ -157,7 +157,7 @@ describe('the conversation group', () => {
   });
 
   it('lists its rules', () => {
-    expect(PERSONA_RULES.errors.filter((r) => r.startsWith('conversation.'))).toHaveLength(5);
+    expect(PERSONA_RULES.errors.filter((r) => r.startsWith('conversation.'))).toHaveLength(6);
   });
 });
 

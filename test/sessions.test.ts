@@ -581,14 +581,14 @@ describe('voice sessions', () => {
     expect(context.conversation).toEqual({
       instructions: conversation.instructions,
       language: 'fr-CA',
-      model: { name: 'support-model', temperature: 0.3, maxTokens: 300 },
+      model: { provider: null, name: 'support-model', temperature: 0.3, maxTokens: 300 },
     });
     // without the group: LLM_MODEL, the provider's own temperature and token limit
     const plain = (await live('GET', `/sessions/${await start('caller-plain')}/context`)).body.data;
     expect(plain.conversation).toEqual({
       instructions: null,
       language: null,
-      model: { name: app.ctx.config.llm.model, temperature: null, maxTokens: null },
+      model: { provider: null, name: app.ctx.config.llm.model, temperature: null, maxTokens: null },
     });
   });
 

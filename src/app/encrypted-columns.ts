@@ -4,6 +4,7 @@ import { responseAad } from '../idempotency/idempotency.service';
 // src/app/ may import an area's own files, as entities.ts does
 import { mcpHeadersAad } from '../mcp/mcp-server.entity';
 import { clientSecretAad, tokenAad, verifierAad } from '../oauth';
+import { providerAad } from '../providers';
 import { secretAad } from '../secrets';
 import { phoneNumberCredentialsAad } from '../telephony';
 import { webhookPreviousSecretAad, webhookSecretAad } from '../webhooks';
@@ -86,6 +87,14 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     column: 'credentials_ciphertext',
     aadColumns: OWNED_COLUMNS,
     aad: (r) => phoneNumberCredentialsAad(owned(r)),
+  },
+  // an account's provider keys (docs/providers.md): bound to the provider and its account
+  {
+    table: 'providers',
+    key: 'id',
+    column: 'ciphertext',
+    aadColumns: ['account_id'],
+    aad: (r) => providerAad({ id: r.id, account: r.account_id }),
   },
   // a replayable answer can hold a created webhook's secret; kept 24 h
   {

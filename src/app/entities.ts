@@ -19,6 +19,7 @@ import { McpServerSchema } from '../mcp/mcp-server.entity';
 import { OAuthAuthorizationSchema, OAuthProviderSchema, OAuthTokenSchema } from '../oauth/oauth.entity';
 import { PersonaSchema } from '../personas/persona.entity';
 import { PersonaVersionSchema } from '../personas/persona-version.entity';
+import { ProviderSchema } from '../providers';
 import { ReviewSchema } from '../reviews/review.entity';
 import { SecretSchema } from '../secrets/secret.entity';
 import { SessionSchema, SessionTurnSchema } from '../sessions/session.entity';
@@ -35,6 +36,7 @@ export const entities = [
   AccountSchema,
   ApiKeySchema,
   SecretSchema,
+  ProviderSchema,
   WebhookSchema,
   EventSchema,
   DeliverySchema,

@@ -1,6 +1,8 @@
 import { mountAccountRoutes } from '../accounts/accounts.routes';
 import { mountActivityRoutes } from '../activity-log/activities.routes';
 import { mountAdminRoutes } from '../admin/admin.routes';
+import { mountReviewDetailRoutes } from '../admin/review-detail';
+import { mountReviewerRoutes } from '../admin/reviewers.routes';
 import { mountAgentTestRoutes } from '../agent-tests';
 import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
 import { mountCallAnalysisRoutes } from '../call-analysis';
@@ -11,10 +13,12 @@ import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountGettingStartedRoutes } from '../onboarding/getting-started.routes';
 import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
+import { mountProviderRoutes } from '../providers';
 import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
+import { mountTranscriptLinkRoute } from '../sessions';
 import { mountSessionRoutes } from '../sessions/sessions.routes';
-import { mountCallRoutes, mountPhoneNumberRoutes } from '../telephony';
+import { mountCallRoutes, mountPhoneNumberRoutes, mountRecordingLinkRoute } from '../telephony';
 import { mountToolRoutes } from '../tools/tools.routes';
 import { mountWorkflowRoutes } from '../voice-workflows/workflows.routes';
 import { mountVoiceRoutes } from '../voices/voices.routes';
@@ -32,6 +36,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountAnalyticsRoutes(roots.console, ctx);
   mountGettingStartedRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
+  mountProviderRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);
   mountEventRoutes(roots.platform, ctx);
   mountOAuthRoutes(roots.platform, ctx);
@@ -43,9 +48,15 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountPhoneNumberRoutes(roots.platform, ctx);
   mountCallRoutes(roots.platform, ctx);
   mountCallAnalysisRoutes(roots.platform, ctx);
+  // end-of-call links (docs/sessions.md "End-of-call links"): signed, no API key
+  mountTranscriptLinkRoute(roots.platformPublic, ctx);
+  mountRecordingLinkRoute(roots.platformPublic, ctx);
   mountActivityRoutes(roots.platform, ctx);
   mountAdminRoutes(roots.admin, ctx);
-  mountReviewRoutes(roots.admin, ctx);
-  mountPersonaReviewRoutes(roots.admin, ctx);
+  mountReviewerRoutes(roots.admin, ctx);
+  // the review routes take ADMIN_TOKEN or a reviewer's ID token (roots.reviews)
+  mountReviewRoutes(roots.reviews, ctx);
+  mountReviewDetailRoutes(roots.reviews, ctx);
+  mountPersonaReviewRoutes(roots.reviews, ctx);
   mountMarketplaceRoutes(roots, ctx);
 }

@@ -16,6 +16,8 @@ import { EventDispatcher } from '../events/dispatcher';
 import { answerClientError, createHttpServer } from '../http/node-server';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
+import { personasNamingProvider } from '../personas';
+import { providerReferenceProblems } from '../providers';
 import { RateLimits } from '../ratelimit/rate-limits';
 import { checkPersonaTools, checkSessionOwned, type SessionStreams } from '../sessions';
 import { startProcessTelemetry } from '../telemetry/process-telemetry';
@@ -30,6 +32,7 @@ import { createWorker } from '../temporal/worker';
 import { SpeechSynthesizer } from '../voices/speech';
 import { entities } from './entities';
 import { createOutboxHandlers } from './outbox-handlers';
+import { providerVoiceAccess } from './provider-voices';
 import { workerRegistry } from './worker-registry';
 
 /** Where the service's dependencies are, once found or started. */
@@ -143,18 +146,19 @@ export async function buildContext(
       enabled: config.analytics.recording,
       intervalMs: config.analytics.flushIntervalMs,
     });
+    const encryptor = loadEncryptor({
+      ...config.encryption,
+      dataDir: config.dataDir,
+      isProduction: config.isProduction,
+      logger,
+    });
     const ctx: AppContext = {
       config,
       logger,
       orm,
       temporal,
       mcpConnections: new McpConnectionPool(),
-      encryptor: loadEncryptor({
-        ...config.encryption,
-        dataDir: config.dataDir,
-        isProduction: config.isProduction,
-        logger,
-      }),
+      encryptor,
       rateLimits: new RateLimits(
         orm.em.getConnection().getKnex(),
         config.rateLimits.enabled,
@@ -162,8 +166,13 @@ export async function buildContext(
       ),
       verifyIdToken: await createIdTokenVerifier(config),
       temporalUiUrl: deps.temporalUiUrl,
-      speech: new SpeechSynthesizer(config, logger),
-      references: { session: checkSessionOwned, personaTools: checkPersonaTools },
+      speech: new SpeechSynthesizer(config, logger, providerVoiceAccess(orm, encryptor, logger)),
+      references: {
+        session: checkSessionOwned,
+        personaTools: checkPersonaTools,
+        providers: providerReferenceProblems,
+        providerUsers: personasNamingProvider,
+      },
       tracing,
       apiCalls,
     };

@@ -39,7 +39,8 @@ export type IdPrefix =
   | 'tsc'
   | 'testrun'
   | 'pn'
-  | 'call';
+  | 'call'
+  | 'prov';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -18,6 +18,22 @@ export interface ReferenceChecks {
    * the model under one name in the same environment.
    */
   personaTools(em: EntityManager, accountId: string, refs: readonly ToolReference[]): Promise<string[]>;
+  /**
+   * A persona's provider choices (its model's, transcriber's and voice's): the problems found, as
+   * `"<field>: …"` lines (none: it may be saved). Each must be one of the account's providers, of the
+   * kind the field needs.
+   */
+  providers(em: EntityManager, accountId: string, refs: readonly ProviderReference[]): Promise<string[]>;
+  /** The personas (their `identity.id`, or id) whose manifest names the account's provider `id`. */
+  providerUsers(em: EntityManager, accountId: string, id: string): Promise<string[]>;
+}
+
+/** A persona's reference to one of the account's providers (the providers area's). */
+export interface ProviderReference {
+  /** The manifest field that names it, e.g. `conversation.model.provider`. */
+  field: string;
+  id: string;
+  kind: 'chat' | 'transcription' | 'voice';
 }
 
 /** A persona's reference to a tool it is offered (the personas area's PersonaToolRef). */

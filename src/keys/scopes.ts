@@ -1,7 +1,7 @@
 /**
  * Scopes (docs/api-contract.md "Scopes"): `<area>:read` and `<area>:write` per area (`phone`: phone
- * numbers), plus `workflows:execute`, and `tests:read` / `tests:run` (agent tests: docs/personas.md
- * "Testing an agent").
+ * numbers; `providers`: the account's model, speech-to-text and voice providers), plus
+ * `workflows:execute`, and `tests:read` / `tests:run` (agent tests: docs/personas.md "Testing an agent").
  */
 export const SCOPE_AREAS = [
   'mcp',
@@ -13,6 +13,7 @@ export const SCOPE_AREAS = [
   'secrets',
   'sessions',
   'phone',
+  'providers',
 ] as const;
 export const ALL_SCOPES = [
   ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),

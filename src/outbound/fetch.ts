@@ -10,6 +10,11 @@ import { guardedLookup, type OutboundPolicy, urlProblem } from './http';
  */
 const agents = new Map<string, Agent>();
 
+/** The connection pool whose every connection `policy` guards (for undici's `request`). */
+export function guardedDispatcher(policy: OutboundPolicy): Agent {
+  return agentFor(policy);
+}
+
 function agentFor(policy: OutboundPolicy): Agent {
   const key = `${policy.allowPrivate}:${(policy.allowCidrs ?? []).map(([ip, bits]) => `${ip}/${bits}`).join(',')}`;
   let agent = agents.get(key);

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { inClientSpan } from '../telemetry/tracing';
 import { ANSWER_LIMITS, cappedChunks } from './answer-limits';
 
@@ -13,7 +13,20 @@ export interface StreamedToolCall {
 /** What a streamed chat completion yields: text as it arrives, then the whole answer once. */
 export type ModelStreamEvent =
   | { type: 'delta'; text: string }
-  | { type: 'done'; content: string | null; toolCalls: StreamedToolCall[]; finishReason: string | null };
+  | {
+      type: 'done';
+      content: string | null;
+      toolCalls: StreamedToolCall[];
+      finishReason: string | null;
+      /** The tokens the provider counted, when it said (OpenAI: with `stream_options.include_usage`). */
+      usage?: ModelUsage;
+    };
+
+/** A completion's tokens, as the provider counted them. */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 /** The provider refused the request, or its stream could not be read as a chat completion. */
 export class ModelStreamError extends Error {
@@ -36,6 +49,7 @@ class StreamedAnswer {
   content = '';
   sawContent = false;
   finishReason: string | null = null;
+  usage?: ModelUsage;
   private readonly calls = new Map<number, StreamedToolCall>();
 
   add(delta: ChunkDelta | undefined, finishReason: string | null | undefined): string | undefined {
@@ -66,6 +80,7 @@ class StreamedAnswer {
       content: this.sawContent ? this.content : null,
       toolCalls,
       finishReason: this.finishReason,
+      ...(this.usage ? { usage: this.usage } : {}),
     };
   }
 }
@@ -73,12 +88,18 @@ class StreamedAnswer {
 /** One server-sent event's chunk: its text delta, if any; `[DONE]` ends the stream. */
 function readChunk(message: EventSourceMessage, answer: StreamedAnswer): string | undefined | 'end' {
   if (message.data === '[DONE]') return 'end';
-  let chunk: { choices?: { delta?: ChunkDelta; finish_reason?: string | null }[] };
+  let chunk: {
+    choices?: { delta?: ChunkDelta; finish_reason?: string | null }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
+  };
   try {
     chunk = JSON.parse(message.data);
   } catch {
     throw new ModelStreamError('The LLM provider streamed a chunk that is not JSON');
   }
+  const { prompt_tokens: input, completion_tokens: output } = chunk.usage ?? {};
+  if (typeof input === 'number' && typeof output === 'number')
+    answer.usage = { inputTokens: input, outputTokens: output };
   const choice = chunk.choices?.[0];
   return answer.add(choice?.delta, choice?.finish_reason);
 }
@@ -97,6 +118,8 @@ export async function* streamChatCompletion(opts: {
   headers: Record<string, string>;
   body: Record<string, unknown>;
   signal: AbortSignal;
+  /** How to connect (an account's provider: the SSRF-guarded agent); default: undici's global one. */
+  dispatcher?: Dispatcher;
 }): AsyncGenerator<ModelStreamEvent> {
   // the span covers the wait for the answer's head (the first token's latency lives there)
   const response = await inClientSpan(
@@ -108,6 +131,7 @@ export async function* streamChatCompletion(opts: {
         headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...opts.headers },
         body: JSON.stringify({ ...opts.body, stream: true }),
         signal: AbortSignal.any([opts.signal, AbortSignal.timeout(ANSWER_LIMITS.modelStream.timeoutMs)]),
+        ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
       }),
     (answer) => answer.statusCode,
   );

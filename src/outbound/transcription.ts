@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { inClientSpan } from '../telemetry/tracing';
 import { ANSWER_LIMITS, OutboundError, readCapped } from './answer-limits';
@@ -35,6 +35,12 @@ export interface SpeechToTextConfig {
   model: string;
   /** The whole exchange, connection to last byte. */
   timeoutMs: number;
+  /** The language spoken (ISO 639-1), a hint sent as the form's `language`. */
+  language?: string;
+  /** How to connect (an account's provider: the SSRF-guarded pool); default: undici's global one. */
+  dispatcher?: Dispatcher;
+  /** Told of each utterance the provider transcribed (its audio, in ms): the account's usage. */
+  onTranscribed?(audioMs: number): void;
 }
 
 /** `STT_TIMEOUT`: no whole answer in time; `STT_FAILED`: unreachable, refused (non-2xx) or no transcript. */
@@ -71,19 +77,23 @@ export function createSpeechToText(config: SpeechToTextConfig | undefined): Spee
  */
 class OpenAiCompatibleSpeechToText implements SpeechToText {
   private readonly url: string;
+  /** Private (#): never in a log line that serializes this object. */
+  readonly #config: SpeechToTextConfig;
 
-  constructor(private readonly config: SpeechToTextConfig) {
+  constructor(config: SpeechToTextConfig) {
+    this.#config = config;
     this.url = `${config.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`;
   }
 
   async transcribe(utterance: Utterance, signal?: AbortSignal): Promise<Transcript> {
     signal?.throwIfAborted();
-    const { model, apiKey, timeoutMs } = this.config;
+    const { model, apiKey, timeoutMs, language } = this.#config;
     const form = new FormData();
     const wav = pcm16ToWav(utterance.pcm16, utterance.sampleRate);
     form.append('file', new Blob([wav], { type: 'audio/wav' }), 'utterance.wav');
     form.append('model', model);
     form.append('response_format', 'json');
+    if (language) form.append('language', language);
     // the form as bytes (the Fetch API's own multipart encoding): undici's request() may run on the
     // global dispatcher of Node's built-in fetch, which does not send the package's FormData
     const encoded = new Response(form);
@@ -102,6 +112,7 @@ class OpenAiCompatibleSpeechToText implements SpeechToText {
           headers,
           body,
           signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+          ...(this.#config.dispatcher ? { dispatcher: this.#config.dispatcher } : {}),
         });
         return { status: response.statusCode, body: await readText(response.body) };
       });
@@ -124,7 +135,9 @@ class OpenAiCompatibleSpeechToText implements SpeechToText {
         `The speech-to-text provider answered ${answer.status}`,
         answer.status,
       );
-    return { text: parseTranscript(answer.body, answer.status) };
+    const text = parseTranscript(answer.body, answer.status);
+    this.#config.onTranscribed?.((1000 * utterance.pcm16.length) / utterance.sampleRate);
+    return { text };
   }
 }
 

@@ -11,6 +11,7 @@ export {
   dataSchemaValidator,
   schemaErrorLines,
 } from './manifest-analysis';
+export { personasNamingProvider, providerReferencesOf } from './manifest-providers';
 export { type PersonaToolRef, PersonaToolRefSchema } from './manifest-tools';
 export { Persona, personaManifestSql } from './persona.entity';
 export { PersonaVersion } from './persona-version.entity';

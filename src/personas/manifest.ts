@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AnalysisSettingSchema } from './manifest-analysis';
+import { isProviderId, ModelProviderSchema, TranscriberSchema, VoiceModelSchema } from './manifest-providers';
 import { PersonaToolsSchema } from './manifest-tools';
 
 /**
@@ -41,8 +42,11 @@ export const PersonaManifestSchema = z
       .partial(),
     voice: z
       .strictObject({
-        provider: text(100).meta({ description: 'The voice vendor (the voice catalog entry’s provider)' }),
-        voice_id: text(200).meta({ description: 'An id from GET /voices' }),
+        provider: text(100).meta({
+          description: 'The voice catalog entry’s provider, or one of the account’s voice providers (prov_…)',
+        }),
+        voice_id: text(200).meta({ description: 'An id from GET /voices (a provider voice: its own id)' }),
+        model: VoiceModelSchema,
       })
       .partial(),
     personality: z
@@ -85,11 +89,13 @@ export const PersonaManifestSchema = z
         }),
         model: z
           .strictObject({
+            provider: ModelProviderSchema,
             name: text(200).meta({ description: 'The model to call (default: LLM_MODEL)' }),
             temperature: z.number().meta({ description: 'Between 0 and 2' }),
             maxTokens: z.number().int().meta({ description: 'A reply’s token limit, 1–16 384' }),
           })
           .partial(),
+        transcriber: TranscriberSchema,
       })
       .partial(),
     analysis: AnalysisSettingSchema,
@@ -115,7 +121,8 @@ export const PERSONA_RULES = {
     'identity.description: required; 20–2000 characters',
     'identity.aliases: at most 10, all different',
     'voice.voice_id: required; a voice of GET /voices',
-    "voice.provider: required; that voice's provider",
+    "voice.provider: required; that voice's provider, or one of the account's voice providers (prov_…)",
+    'conversation.model.provider, conversation.transcriber.provider: one of the account’s providers of that kind',
     'personality.warmth, humor_level, directness, formality: required; each between 0 and 1',
     'personality.traits: 1–10',
     `knowledge.category: required; one of ${PERSONA_CATEGORIES.join(', ')}`,
@@ -189,8 +196,10 @@ export function validatePersonaManifest(m: PersonaManifest, ctx: ValidationConte
   }
 
   if (voice.voice_id === undefined) errors.push('voice.voice_id: is required');
-  const known = voice.voice_id === undefined ? undefined : ctx.findVoice(voice.voice_id);
-  if (voice.voice_id !== undefined && !known) {
+  // a provider voice's id is the provider's own (its provider is checked at save)
+  const providerVoice = isProviderId(voice.provider);
+  const known = voice.voice_id === undefined || providerVoice ? undefined : ctx.findVoice(voice.voice_id);
+  if (voice.voice_id !== undefined && !known && !providerVoice) {
     errors.push(`voice.voice_id: "${voice.voice_id}" is not a voice of GET /voices`);
   }
   if (voice.provider === undefined) errors.push('voice.provider: is required');

@@ -5,6 +5,7 @@ import { conflict, notFound, validationFailed } from '../http/errors';
 import { Review, reviewId } from '../reviews';
 import { findCatalogVoice } from '../voices';
 import { type PersonaManifest, type ValidationResult, validatePersonaManifest } from './manifest';
+import { providerReferencesOf } from './manifest-providers';
 import { Persona } from './persona.entity';
 import type { PersonaView } from './personas.schemas';
 import { EDITABLE_STATUSES } from './statuses';
@@ -110,11 +111,14 @@ export async function refuseUnofferableTools(
   accountId: string,
   manifest: PersonaManifest,
 ): Promise<void> {
-  const problems = await ctx.references.personaTools(em, accountId, manifest.tools ?? []);
+  const problems = [
+    ...(await ctx.references.personaTools(em, accountId, manifest.tools ?? [])),
+    ...(await ctx.references.providers(em, accountId, providerReferencesOf(manifest))),
+  ];
   if (problems.length > 0) {
     throw validationFailed(
       problems.map((p) => `manifest.${p}`),
-      'The manifest names tools its agent cannot be offered',
+      'The manifest names tools or providers its agent cannot use',
     );
   }
 }

@@ -1,5 +1,7 @@
 export { checkPersonaTools } from './persona-tool-check';
+export { mountTranscriptLinkRoute } from './report-links.routes';
 export { Session } from './session.entity';
+export { DEFAULT_VOICE_ID, sessionSpeechToText, sessionVoiceId } from './session-stack';
 export {
   SessionDetailEnvelope,
   SessionEnvelope,

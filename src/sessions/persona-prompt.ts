@@ -10,7 +10,8 @@ import { canonicalLanguage, type PersonaManifest } from '../personas';
 export interface ConversationSettings {
   instructions: string | null;
   language: string | null;
-  model: { name: string; temperature: number | null; maxTokens: number | null };
+  /** `provider`: the account's chat provider (null: the platform's, LLM_*). */
+  model: { provider: string | null; name: string; temperature: number | null; maxTokens: number | null };
 }
 
 export function conversationSettings(manifest: PersonaManifest, defaultModel: string): ConversationSettings {
@@ -19,6 +20,7 @@ export function conversationSettings(manifest: PersonaManifest, defaultModel: st
     instructions: instructions?.trim() || null,
     language: language ? (canonicalLanguage(language) ?? language) : null,
     model: {
+      provider: model.provider ?? null,
       name: model.name?.trim() || defaultModel,
       temperature: model.temperature ?? null,
       maxTokens: model.maxTokens ?? null,

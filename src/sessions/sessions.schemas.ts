@@ -89,9 +89,21 @@ const Action = z.discriminatedUnion('type', [
     type: z.literal('workflow'),
     workflowId: z.string(),
     workflowName: z.string(),
-    executionId: z.string().meta({ description: 'GET /workflows/:workflowId/executions/:executionId' }),
-    status: z.string(),
+    executionId: z.string().nullable().meta({
+      description: 'GET /workflows/:workflowId/executions/:executionId; null while the command awaits input',
+    }),
+    status: z
+      .string()
+      .meta({ description: '`completed`, `failed`, or `awaiting_input` (a parameter was asked for)' }),
     durationMs: z.number(),
+    parameters: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .optional()
+      .meta({ description: 'A command that takes parameters: the values it was given (so far)' }),
+    missing: z
+      .array(z.string())
+      .optional()
+      .meta({ description: '`awaiting_input`: the parameters asked for, given by the next turn' }),
   }),
 ]);
 
@@ -168,6 +180,9 @@ export const SessionContextEnvelope = envelopeOf(
         instructions: z.string().nullable(),
         language: z.string().nullable(),
         model: z.object({
+          provider: z.string().nullable().meta({
+            description: 'The account’s chat provider (`conversation.model.provider`); null: the platform’s',
+          }),
           name: z.string().meta({ description: 'The persona’s `conversation.model.name`, else LLM_MODEL' }),
           temperature: z.number().nullable(),
           maxTokens: z.number().int().nullable(),

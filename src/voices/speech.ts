@@ -3,6 +3,7 @@ import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { dataUrl } from './audio';
 import { ByteLru } from './byte-lru';
+import { type ProviderVoiceAccess, parseProviderVoice, providerSpeechPcm } from './provider-voices';
 import { remoteSpeech, remoteSpeechPcm } from './remote-tts';
 import { SpeechPool } from './speech-pool';
 import {
@@ -46,6 +47,8 @@ export class SpeechSynthesizer implements Speech {
   constructor(
     private readonly config: Pick<Config, 'voices' | 'outbound'>,
     logger: Logger,
+    /** The accounts' voice providers (voice ids `prov_…/model/voice`); none: catalog voices only. */
+    private readonly providerVoices?: ProviderVoiceAccess,
   ) {
     this.pool = new SpeechPool({
       size: config.voices.workers,
@@ -71,6 +74,7 @@ export class SpeechSynthesizer implements Speech {
 
   /** `text` in the catalog voice `voiceId` (remote voices included when configured); undefined when unknown. */
   async speak(voiceId: string, text: string): Promise<{ preview: Preview; cached: boolean } | undefined> {
+    if (parseProviderVoice(voiceId)) return this.providerPreview(voiceId, text);
     const voice = findCatalogVoice(voiceId, this.config);
     return voice && this.preview(voice, text);
   }
@@ -89,12 +93,12 @@ export class SpeechSynthesizer implements Speech {
    * small LRU by voice and text; every caller gets an array of its own.
    */
   async speakPcm(voiceId: string, text: string): Promise<SpeechPcm | undefined> {
-    const voice = findCatalogVoice(voiceId, this.config);
-    if (!voice) return undefined;
-    const key = `${voice.id}\n${text}`;
+    const voice = parseProviderVoice(voiceId) ? undefined : findCatalogVoice(voiceId, this.config);
+    const key = `${voice?.id ?? voiceId}\n${text}`;
     const hit = this.pcmCache.get(key);
     if (hit) return { pcm: hit.pcm.slice(), sampleRate: hit.sampleRate };
-    const made = await this.synthesizePcm(voice, text);
+    const made = voice ? await this.synthesizePcm(voice, text) : await this.providerPcm(voiceId, text);
+    if (!made) return undefined;
     this.pcmCache.set(key, { pcm: made.pcm.slice(), sampleRate: made.sampleRate });
     return made;
   }
@@ -116,6 +120,30 @@ export class SpeechSynthesizer implements Speech {
     await this.pool.close();
     this.cache.clear();
     this.pcmCache.clear();
+  }
+
+  /** `text` in one of an account's provider voices (undefined: the provider is gone), metered there. */
+  private async providerPcm(voiceId: string, text: string): Promise<SpeechPcm | undefined> {
+    const ref = parseProviderVoice(voiceId);
+    const provider = ref && (await this.providerVoices?.provider(ref.providerId));
+    if (!ref || !provider) return undefined;
+    const made = await providerSpeechPcm(provider, this.config.outbound, ref, text);
+    this.providerVoices?.meter(provider.accountId, provider.id, [...text].length);
+    return made;
+  }
+
+  /** A provider voice's preview: its samples as MP3 (made once per voice and text, as catalog previews). */
+  private async providerPreview(voiceId: string, text: string) {
+    const key = `${voiceId}\n${text}`;
+    const hit = this.cache.get(key);
+    if (hit) return { preview: hit, cached: true };
+    const made = await this.speakPcm(voiceId, text);
+    if (!made) return undefined;
+    if (made.pcm.length === 0) throw new NothingToSayError();
+    const mp3 = await this.encodeMp3(made.pcm, made.sampleRate);
+    const preview = { audioUrl: dataUrl('mp3', mp3), duration: made.pcm.length / made.sampleRate, text };
+    this.cache.set(key, preview);
+    return { preview, cached: false };
   }
 
   private make(voice: CatalogVoice, text: string): Promise<Preview> {

@@ -23,7 +23,32 @@ export const VoiceSchema = z
   })
   .meta({ id: 'Voice' });
 
-export const VoiceList = z.strictObject({ voices: z.array(VoiceSchema) }).meta({ id: 'VoiceList' });
+export const ProviderVoiceSchema = z
+  .strictObject({
+    provider: z
+      .string()
+      .meta({ description: 'The account’s voice provider; personas store it as `voice.provider`' }),
+    voiceId: z
+      .string()
+      .meta({ description: 'The provider’s voice id; personas store it as `voice.voice_id`' }),
+    name: z.string(),
+    description: z.string(),
+    previewUrl: z.string().nullable().meta({ description: 'The provider’s own sample, when it has one' }),
+  })
+  .meta({ id: 'ProviderVoice' });
+
+export const VoiceList = z
+  .strictObject({
+    voices: z.array(VoiceSchema),
+    providerVoices: z.array(ProviderVoiceSchema).meta({
+      description:
+        'The voices of the account’s voice providers (GET /providers?kind=voice), beside the catalog',
+    }),
+    providerErrors: z
+      .array(z.strictObject({ provider: z.string(), message: z.string() }))
+      .meta({ description: 'Providers whose voices could not be listed, and why' }),
+  })
+  .meta({ id: 'VoiceList' });
 
 export const ListVoicesQuery = z.strictObject({
   gender: z.enum(GENDERS).optional(),
@@ -40,11 +65,16 @@ export const ListVoicesQuery = z.strictObject({
 const chars = (s: string) => [...s].length;
 
 export const PreviewBody = z.strictObject({
-  voice_id: z
+  voice_id: z.string().min(1).max(200).meta({
+    description: 'A voice id from GET /voices (a provider voice: its `voiceId`)',
+    example: 'espeak-en-us-aria',
+  }),
+  provider: z
     .string()
-    .min(1)
-    .max(100)
-    .meta({ description: 'A voice id from GET /voices', example: 'espeak-en-us-aria' }),
+    .regex(/^prov_[A-Za-z0-9]{1,40}$/, 'must be a provider id (prov_…)')
+    .optional()
+    .meta({ description: 'For a provider voice: the account’s voice provider' }),
+  model: z.string().min(1).max(200).optional().meta({ description: 'A provider voice’s speech model' }),
   text: z
     .string()
     .refine((t) => chars(t) >= 1, 'must be at least 1 character')

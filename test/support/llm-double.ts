@@ -35,12 +35,15 @@ export interface LlmRequest {
 export async function startLlmDouble(): Promise<{
   baseUrl: string;
   requests: any[];
+  /** Each request's Authorization header, in order. */
+  authorizations: (string | undefined)[];
   closedStreams: ClosedStream[];
   /** Scripts the answers (undefined: echo again), counting requests afresh (`requests` is emptied). */
   script(fn: ((request: LlmRequest, index: number) => LlmReply) | undefined): void;
   close(): Promise<void>;
 }> {
   const requests: any[] = [];
+  const authorizations: (string | undefined)[] = [];
   const closedStreams: ClosedStream[] = [];
   let scripted: ((request: LlmRequest, index: number) => LlmReply) | undefined;
   const server = http.createServer(async (req, res) => {
@@ -52,12 +55,16 @@ export async function startLlmDouble(): Promise<{
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as LlmRequest;
     requests.push(body);
+    authorizations.push(req.headers.authorization);
     const reply: LlmReply = scripted
       ? scripted(body, requests.length - 1)
       : { content: `echo: ${body.messages.at(-1)?.content ?? ''}` };
     if ((body as { stream?: boolean }).stream && !('status' in reply)) {
-      await streamReply(res, reply, (closed) =>
-        closedStreams.push({ index: requests.length - 1, ...closed }),
+      await streamReply(
+        res,
+        reply,
+        (closed) => closedStreams.push({ index: requests.length - 1, ...closed }),
+        usageAsked(body) ? promptTokens(body) : undefined,
       );
       return;
     }
@@ -97,10 +104,12 @@ export async function startLlmDouble(): Promise<{
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
     requests,
+    authorizations,
     closedStreams,
     script: (fn) => {
       scripted = fn;
       requests.length = 0;
+      authorizations.length = 0;
       closedStreams.length = 0;
     },
     close: () =>
@@ -127,6 +136,14 @@ export const orderDeskModel =
     return { content: greeting };
   };
 
+/** Whether the request asked for its usage in the stream (`stream_options: { include_usage: true }`). */
+const usageAsked = (body: unknown) =>
+  (body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage === true;
+
+/** The double's count of a prompt's tokens: the words of its messages. */
+export const promptTokens = (body: LlmRequest) =>
+  body.messages.reduce((n, m) => n + (String(m.content ?? '').match(/\S+/g)?.length ?? 0), 0);
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Writes `reply` as an OpenAI-compatible stream of chat-completion chunks, a word at a time. */
@@ -134,6 +151,8 @@ async function streamReply(
   res: http.ServerResponse,
   reply: Exclude<LlmReply, { status: number }>,
   onClosedEarly: (closed: { tokensSent: number; tokensPlanned: number }) => void,
+  /** The prompt's tokens when usage was asked for (`stream_options.include_usage`), else undefined. */
+  prompt?: number,
 ): Promise<void> {
   const tokens = (reply.content ?? '').match(/\S+\s*/g) ?? [];
   const calls = reply.tool_calls ?? [];
@@ -166,6 +185,17 @@ async function streamReply(
   });
   if (res.destroyed) return;
   res.write(chunk({}, calls.length ? 'tool_calls' : 'stop'));
+  if (prompt !== undefined) {
+    // as OpenAI does: a last chunk with no choices and the request's usage
+    const usage = {
+      prompt_tokens: prompt,
+      completion_tokens: tokens.length,
+      total_tokens: prompt + tokens.length,
+    };
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', choices: [], usage })}\n\n`,
+    );
+  }
   res.end('data: [DONE]\n\n');
   finished = true;
 }

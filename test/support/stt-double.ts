@@ -16,6 +16,8 @@ export interface ReceivedAudio {
 export interface SttRequest {
   model: string | null;
   responseFormat: string | null;
+  /** The form's `language` (a hint), when sent. */
+  language: string | null;
   /** The `Authorization` header as sent (undefined: none). */
   authorization?: string;
   fileName: string;
@@ -87,6 +89,7 @@ async function readRequest(
   return {
     model: form.get('model') as string | null,
     responseFormat: form.get('response_format') as string | null,
+    language: form.get('language') as string | null,
     authorization: req.headers.authorization,
     fileName: (file as { name?: string }).name ?? '',
     fileType: file.type,

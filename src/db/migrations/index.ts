@@ -28,6 +28,8 @@ import { Migration20261129080000PhoneNumbers } from './Migration20261129080000Ph
 import { Migration20261129090000Calls } from './Migration20261129090000Calls';
 import { Migration20261129100000CallRecordings } from './Migration20261129100000CallRecordings';
 import { Migration20261129110000PersonaTools } from './Migration20261129110000PersonaTools';
+import { Migration20261129120000Reviewers } from './Migration20261129120000Reviewers';
+import { Migration20261129130000Providers } from './Migration20261129130000Providers';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -60,4 +62,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129090000Calls', class: Migration20261129090000Calls },
   { name: 'Migration20261129100000CallRecordings', class: Migration20261129100000CallRecordings },
   { name: 'Migration20261129110000PersonaTools', class: Migration20261129110000PersonaTools },
+  { name: 'Migration20261129120000Reviewers', class: Migration20261129120000Reviewers },
+  { name: 'Migration20261129130000Providers', class: Migration20261129130000Providers },
 ];

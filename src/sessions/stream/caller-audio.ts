@@ -61,10 +61,17 @@ export class CallerAudio {
   constructor(
     private readonly ctx: AppContext,
     /** `bargeInAfterMs`: speech over the agent that interrupts it (BARGE_IN_AFTER_MS when not given). */
-    private readonly call: { sessionId: string; recording: boolean; bargeInAfterMs?: number },
+    private readonly call: {
+      sessionId: string;
+      recording: boolean;
+      bargeInAfterMs?: number;
+      /** The session's speech-to-text (sessionSpeechToText; null: none); the platform's when not given. */
+      speechToText?: SpeechToText | null;
+    },
     private readonly hooks: CallerAudioHooks,
   ) {
-    this.stt = createSpeechToText(ctx.config.stt);
+    this.stt =
+      call.speechToText === undefined ? createSpeechToText(ctx.config.stt) : (call.speechToText ?? undefined);
   }
 
   get transcribes(): boolean {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../common/context';
 import type { Plan } from '../../config/env';
+import type { SpeechToText } from '../../outbound/transcription';
 import { voiceStreamTurns } from '../../telemetry/metrics';
 import { isBackchannel } from './backchannels';
 import type { ClientTokenOwner } from './client-token';
@@ -19,6 +20,8 @@ export interface ConversationSession {
   greeting: string;
   voiceId: string;
   backchannels: string[];
+  /** The session's speech-to-text (sessionSpeechToText; null: none); the platform's when not given. */
+  speechToText?: SpeechToText | null;
 }
 
 /** Where a conversation's events and reply audio go: the transport that carries the call. */

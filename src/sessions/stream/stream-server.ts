@@ -17,6 +17,7 @@ import { refuseUpgrade } from '../../http/upgrade-refusal';
 import { sessionManifest } from '../../personas';
 import { voiceStreamUpgrades } from '../../telemetry/metrics';
 import { Session } from '../session.entity';
+import { sessionSpeechToText, sessionVoiceId } from '../session-stack';
 import { verifyClientToken } from './client-token';
 import { MAX_AUDIO_FRAME_BYTES } from './protocol';
 import { coolDownSecondsLeft, coolingDown } from './stream-cooldown';
@@ -117,6 +118,7 @@ export function sessionStreams(ctx: AppContext) {
         if (session.status !== 'active')
           throw new ApiError(409, 'CONFLICT', `Session ${sessionId} has ended`);
         const manifest = await sessionManifest(em, session);
+        const speechToText = (await sessionSpeechToText(ctx, owner.accountId, manifest)) ?? null;
         // one of the account's live-stream slots, held by the call until it closes
         const leaseId = randomUUID();
         const lease = await takeStreamLease(ctx, { leaseId, accountId: owner.accountId, sessionId });
@@ -132,7 +134,8 @@ export function sessionStreams(ctx: AppContext) {
             plan: lease.plan,
             leaseId,
             greeting: session.greeting,
-            voiceId: manifest.voice?.voice_id ?? 'espeak-en-us-aria',
+            voiceId: sessionVoiceId(manifest),
+            speechToText,
             backchannels: manifest.behaviors?.backchannels ?? [],
             recording: session.recording,
           });

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../common/context';
-import { streamChatCompletion } from '../../outbound/model-stream';
+import { type ModelUsage, streamChatCompletion } from '../../outbound/model-stream';
 import type { AgentTool, ChatMessage, ChatToolCall, ConversationSettings } from '../agent-context';
+import { meterModelCall, modelEndpoint } from './model-endpoint';
 
 /** A model call's whole time: from the request to its last token. */
 const MODEL_TIMEOUT_MS = 30_000;
@@ -23,32 +24,37 @@ export async function askModel(
     tools: AgentTool[];
     /** The persona's model settings (`conversation.model`, its name defaulting to LLM_MODEL). */
     model: ConversationSettings['model'];
+    /** The account the call is for: its chat provider, when the model names one, and its usage. */
+    accountId?: string;
     signal: AbortSignal;
     onText(text: string): void;
   },
 ): Promise<ModelAnswer> {
-  const { baseUrl, apiKey } = ctx.config.llm;
-  const { name: model, temperature, maxTokens } = input.model;
+  const { name: model, temperature, maxTokens, provider } = input.model;
   let content = '';
+  let usage: ModelUsage | undefined;
   const fail = (error: string): ModelAnswer => ({
     ok: false,
     error,
     content: content || null,
     interrupted: input.signal.aborted,
   });
-  if (!baseUrl) return fail('No LLM provider is configured');
+  const endpoint = await modelEndpoint(ctx, input.accountId, provider);
+  if (typeof endpoint === 'string') return fail(endpoint);
   try {
     const stream = streamChatCompletion({
-      url: `${baseUrl.replace(/\/$/, '')}/chat/completions`,
-      headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+      url: endpoint.url,
+      headers: endpoint.headers,
       body: {
         model,
         messages: input.messages,
         ...(temperature === null ? {} : { temperature }),
         ...(maxTokens === null ? {} : { max_tokens: maxTokens }),
         ...toolsOf(input.tools),
+        stream_options: { include_usage: true },
       },
       signal: AbortSignal.any([input.signal, AbortSignal.timeout(MODEL_TIMEOUT_MS)]),
+      dispatcher: endpoint.dispatcher,
     });
     for await (const event of stream) {
       if (event.type === 'delta') {
@@ -56,6 +62,7 @@ export async function askModel(
         input.onText(event.text);
         continue;
       }
+      usage = event.usage;
       if (event.content === null && event.toolCalls.length === 0)
         return fail('The LLM provider returned an empty message');
       return { ok: true, content: event.content, toolCalls: event.toolCalls };
@@ -69,6 +76,9 @@ export async function askModel(
         ? reason
         : `LLM provider unreachable or malformed answer: ${reason}`,
     );
+  } finally {
+    const { accountId, messages } = input;
+    await meterModelCall(ctx, { accountId, provider: endpoint.provider, messages, content, usage });
   }
 }
 

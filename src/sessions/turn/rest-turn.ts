@@ -4,6 +4,7 @@ import type { AppContext } from '../../common/context';
 import { conflict } from '../../http/errors';
 import type { PersonaManifest } from '../../personas';
 import type { Session } from '../session.entity';
+import { sessionVoiceId } from '../session-stack';
 import type { TurnInput, TurnViewShape } from '../sessions.schemas';
 import { keepMp3 } from '../stream/recordings';
 import { releaseTurn } from '../turn-claims';
@@ -81,7 +82,7 @@ async function withSpokenReply(
   manifest: PersonaManifest,
   turn: TurnRecord,
 ): Promise<TurnViewShape> {
-  const voiceId = manifest.voice?.voice_id ?? 'espeak-en-us-aria';
+  const voiceId = sessionVoiceId(manifest);
   try {
     const spoken = await ctx.speech.speak(voiceId, turn.reply.text.slice(0, 500));
     if (!spoken) return turn;

@@ -8,7 +8,7 @@ import type { Plan } from '../../config/env';
 import { ApiError, forbidden, notFound } from '../../http/errors';
 import { refuseUpgrade } from '../../http/upgrade-refusal';
 import { sessionManifest } from '../../personas';
-import { Session } from '../../sessions';
+import { Session, sessionSpeechToText, sessionVoiceId } from '../../sessions';
 import { loadCall } from '../calls/call-steps';
 import { takeStreamToken } from '../calls/stream-token';
 import type { CarrierClient } from '../carriers/carrier';
@@ -72,7 +72,8 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
     owner: { accountId: session.account, environment: session.environment },
     plan: (account?.plan ?? 'free') as Plan,
     greeting: session.greeting,
-    voiceId: manifest.voice?.voice_id ?? 'espeak-en-us-aria',
+    voiceId: sessionVoiceId(manifest),
+    speechToText: (await sessionSpeechToText(ctx, session.account, manifest)) ?? null,
     backchannels: manifest.behaviors?.backchannels ?? [],
     recording: session.recording,
     maxDurationS: call?.max_duration_s,
