@@ -22,6 +22,7 @@ import {
 } from './support';
 import { abusiveAccount, underAbuse } from './voice-abuse';
 import { firstSegment, openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
+import { providerVoiceTurns } from './voice-provider';
 
 /**
  * bench:voice — the live voice stream (docs/voice-stream.md), against the platform as `npm start`
@@ -36,6 +37,8 @@ import { firstSegment, openCall, sendSpeech, type TimedTurn, timedTurn } from '.
  * - barge-in: `interrupt` sent → the last audio frame received, p95 (target ≤ 100 ms);
  * - real time: BENCH_CALLS concurrent calls: after its first frame, every frame arrives before its
  *   playback time; 0 errors;
+ * - a provider voice (bench/voice-provider.ts): an account's ElevenLabs voice, first audio against
+ *   the model's first segment + the provider's answer for it (target: p95 ≤ floor + 50 ms);
  * - under abuse: /healthz p99 and another session's first audio p95 while another account floods
  *   frames on one stream and never reads another (bench/abusive-clients.ts), each ≤ 1.5× the same
  *   figure without them.
@@ -187,6 +190,8 @@ async function measure(
     });
     if (i >= 3) rest.push(performance.now() - t0);
   }
+  progress('provider voice (an ElevenLabs double)');
+  await providerVoiceTurns(base, deps.llm, { token, key, request });
   progress(`${CALLS} concurrent calls`);
   const concurrent = await concurrentCalls(base, key, session);
   progress('under abuse (another account floods frames on one stream and never reads another)');

@@ -108,7 +108,7 @@ describe('voices (console API)', () => {
   it('lists the offline voices and the configured endpoint’s, as {voices}', async () => {
     const res = await get();
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(['voices']);
+    expect(Object.keys(res.body)).toEqual(['voices', 'providerVoices', 'providerErrors']);
     const voices = res.body.voices as Array<Record<string, unknown>>;
     expect(voices.filter((v) => v.provider === 'espeak-ng')).toHaveLength(ESPEAK_CATALOG.length);
     expect(voices.filter((v) => v.provider === 'openai-compatible').map((v) => v.id)).toEqual([

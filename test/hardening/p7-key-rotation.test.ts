@@ -9,6 +9,7 @@ import { ENCRYPTED_COLUMNS } from '../../src/app/encrypted-columns';
 import { ciphertextKeyId, Encryptor, keyIdOf } from '../../src/crypto/encryption';
 import { rotateEncryptedColumns } from '../../src/crypto/rotation';
 import { accessTokenFor } from '../../src/oauth';
+import { providerCredentials } from '../../src/providers';
 import { resolveSecrets, secretAad } from '../../src/secrets';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { completeManifest } from '../support/personas';
@@ -121,6 +122,13 @@ async function createEveryKind() {
     },
   });
   expect(phone.status).toBe(201);
+  const modelProvider = await api(appA, 'POST', '/providers', {
+    name: 'Our OpenAI',
+    kind: 'chat',
+    preset: 'openai',
+    apiKey: 'sk-provider-key-789',
+  });
+  expect(modelProvider.status).toBe(201);
   const base = oauth.issuer.url!;
   const provider = await api(appA, 'POST', '/oauth/providers', {
     name: 'Calendar',
@@ -147,6 +155,7 @@ async function createEveryKind() {
   const pendingCallback = await authorize(); // left pending across the rotation
   return {
     mcpId: mcp.body.data.id,
+    modelProviderId: modelProvider.body.data.id as string,
     tokenId: connected.body.data.id,
     tokens: issued.at(-1)!,
     pendingCallback,
@@ -200,6 +209,14 @@ describe('P7: npm run rotate-encryption-key re-encrypts every stored value under
     appB = await startTestApp({ DATABASE_URL: db.url, ENCRYPTION_KEY: b64(KEY_B), RATE_LIMITS: 'off' });
     const secrets = await resolveSecrets(appB.ctx.orm.em.fork(), appB.ctx.encryptor, owner(), ['API_TOKEN']);
     expect(secrets.get('API_TOKEN')).toBe('sk-live-value-123');
+    const model = await providerCredentials(
+      appB.ctx.orm.em,
+      appB.ctx.encryptor,
+      owner().accountId,
+      made.modelProviderId,
+      'chat',
+    );
+    expect(model?.apiKey).toBe('sk-provider-key-789');
     const mcp = await api(appB, 'GET', `/mcp-servers/${made.mcpId}`);
     expect(mcp.body.data.headerNames).toEqual(['X-Api-Key']);
     expect(await accessTokenFor(appB.ctx, owner(), made.tokenId)).toBe(made.tokens.access_token);
