@@ -16,18 +16,26 @@ describe('providers per account', () => {
   let ownLlm: Awaited<ReturnType<typeof startLlmDouble>>;
   let alice: Developer;
   let bob: Developer;
+  let alicePersona: string;
   const OWN_KEY = 'sk-alice-own-key-0123456789abcdef';
+  const SECOND_KEY = 'sk-alice-second-key-9876543210';
+  /** Every line the app logged, at debug level. */
+  const logLines: string[] = [];
   const api = (dev: Developer, method: string, path: string, body?: unknown) =>
     call(app.baseUrl, method, `/api/v2/developers${path}`, { token: dev.testKey, body });
 
   beforeAll(async () => {
     platformLlm = await startLlmDouble();
     ownLlm = await startLlmDouble();
-    app = await startTestApp({
-      LLM_BASE_URL: platformLlm.baseUrl,
-      TEMPORAL_TASK_QUEUE: `vp-providers-${process.pid}`,
-      RATE_LIMITS: 'off',
-    });
+    app = await startTestApp(
+      {
+        LLM_BASE_URL: platformLlm.baseUrl,
+        TEMPORAL_TASK_QUEUE: `vp-providers-${process.pid}`,
+        RATE_LIMITS: 'off',
+        LOG_LEVEL: 'debug',
+      },
+      { logDestination: { write: (line: string) => void logLines.push(line) } },
+    );
     worker = await startWorker(app.ctx, TEST_ENV.temporalAddress(), { dispatch: false });
     alice = await newDeveloper(app, 'prov-alice');
     bob = await newDeveloper(app, 'prov-bob');
@@ -139,7 +147,7 @@ describe('providers per account', () => {
       expect(refused.status).toBe(400);
       expect(JSON.stringify(refused.body)).toContain('conversation.model.provider');
     }
-    const alicePersona = await publishedPersona(alice, 'alice-own-model', {
+    alicePersona = await publishedPersona(alice, 'alice-own-model', {
       model: { provider: own.id, name: 'alice-model' },
     });
     const bobPersona = await publishedPersona(bob, 'bob-default-model');
@@ -186,9 +194,16 @@ describe('providers per account', () => {
     const refused = await api(alice, 'DELETE', `/providers/${own.id}`);
     expect(refused.status).toBe(409);
     expect(JSON.stringify(refused.body)).toContain('alice-own-model');
-    const replaced = await api(alice, 'PATCH', `/providers/${own.id}`, { apiKey: 'sk-alice-second-key' });
+    const replaced = await api(alice, 'PATCH', `/providers/${own.id}`, { apiKey: SECOND_KEY });
     expect(replaced.status).toBe(200);
     expect(JSON.stringify(replaced.body)).not.toContain('sk-alice');
+    // the next turn uses the new key; a refusing provider is the turn's fallback, its key in no log
+    ownLlm.script(() => ({ status: 401, raw: '{"error":{"message":"bad key"}}' }));
+    const refusedTurn = await turn(alice, alicePersona, 'hello again');
+    expect(refusedTurn.error).toContain('401');
+    expect(ownLlm.authorizations).toEqual([`Bearer ${SECOND_KEY}`]);
+    expect(logLines.length).toBeGreaterThan(10);
+    for (const key of [OWN_KEY, SECOND_KEY]) expect(logLines.join('\n')).not.toContain(key);
     const unused = (await api(alice, 'GET', '/providers?kind=voice')).body.data[0];
     expect((await api(alice, 'DELETE', `/providers/${unused.id}`)).status).toBe(200);
     expect((await api(alice, 'GET', `/providers/${unused.id}`)).status).toBe(404);
