@@ -37,7 +37,7 @@ import { providerVoiceTurns } from './voice-provider';
  * - barge-in: `interrupt` sent → the last audio frame received, p95 (target ≤ 100 ms);
  * - real time: BENCH_CALLS concurrent calls: after its first frame, every frame arrives before its
  *   playback time; 0 errors;
- * - a provider voice (bench/voice-provider.ts): an account's ElevenLabs voice, first audio against
+ * - a provider voice (bench/voice-provider.ts; BENCH_PHASES=provider runs it alone): an account’s ElevenLabs voice, first audio against
  *   the model's first segment + the provider's answer for it (target: p95 ≤ floor + 50 ms);
  * - under abuse: /healthz p99 and another session's first audio p95 while another account floods
  *   frames on one stream and never reads another (bench/abusive-clients.ts), each ≤ 1.5× the same
@@ -136,6 +136,11 @@ async function measure(
     (await request('POST', '/api/v2/developers/sessions', key, { personaId: persona.id, userId })).data
       .id as string;
 
+  if (process.env.BENCH_PHASES === 'provider') {
+    // the provider-voice phase alone (its own floor)
+    await providerVoiceTurns(base, deps.llm, { token, key, request });
+    return;
+  }
   // the floor, same run: the model's first segment (streamed from the double, cut as the platform
   // cuts it), its synthesis (speech threads of this process, no cache), and a transcription
   const progress = (what: string) => process.stderr.write(`bench:voice: ${what}\n`);
