@@ -14,6 +14,7 @@ import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
 import { mountGettingStartedRoutes } from '../onboarding/getting-started.routes';
 import { mountPersonaReviewRoutes, mountPersonaRoutes } from '../personas/personas.routes';
 import { mountProviderRoutes } from '../providers';
+import { mountProviderUsageRoutes } from '../providers/usage.routes';
 import { mountReviewRoutes } from '../reviews/reviews.routes';
 import { mountSecretRoutes } from '../secrets/secrets.routes';
 import { mountTranscriptLinkRoute } from '../sessions';
@@ -35,6 +36,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountAgentTestRoutes(roots.console, roots.platform, ctx);
   mountAnalyticsRoutes(roots.console, ctx);
   mountGettingStartedRoutes(roots.console, ctx);
+  mountProviderUsageRoutes(roots.console, ctx);
   mountSecretRoutes(roots.platform, ctx);
   mountProviderRoutes(roots.platform, ctx);
   mountWebhookRoutes(roots.platform, ctx);

@@ -43,6 +43,7 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   ['/console/tools?tab=custom', 'Tools'],
   ['/console/tools?tab=secrets', 'Tools'],
   ['/console/tools?tab=oauth', 'Tools'],
+  ['/console/providers', 'Providers'],
   ['/console/activities', 'Activities'],
   ['/console/phone-numbers', 'Phone numbers'],
   ['/console/calls', 'Calls'],

@@ -101,7 +101,7 @@ export async function publishedTool(
 
 /**
  * An account on the free plan (new accounts' plan) with a published persona, a voice workflow and an execution, a session whose turns went
- * to the workflow and to the model, a webhook with a delivery, and a published marketplace tool.
+ * to the workflow and to the model, a webhook with a delivery, a chat provider, and a published marketplace tool.
  */
 export async function seedAccount(email: string, webhookUrl: string, mcpUrl: string): Promise<Seeded> {
   const token = await devToken(email);
@@ -110,6 +110,13 @@ export async function seedAccount(email: string, webhookUrl: string, mcpUrl: str
   const v2 = async (method: string, path: string, body?: unknown) =>
     OK(await api(method, `/api/v2/developers${path}`, { token: key, body }), `${method} ${path}`).data;
 
+  // a provider of the account (its key is never shown), for the Providers page
+  await v2('POST', '/providers', {
+    name: 'Seed OpenAI',
+    kind: 'chat',
+    preset: 'openai',
+    apiKey: 'sk-seed-key-0123',
+  });
   // the persona names the MCP server whose tool its model calls below
   const mcpServer = await v2('POST', '/mcp-servers', { name: 'orders', transport: 'http', endpoint: mcpUrl });
   const personaId = await publishedPersona(token, `seed-${Date.now().toString(36)}`, [

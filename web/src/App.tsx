@@ -20,6 +20,7 @@ const SessionsPage = lazy(() => import('./pages/Sessions'));
 const SessionPage = lazy(() => import('./pages/Session'));
 const MarketplacePage = lazy(() => import('./pages/Marketplace'));
 const ToolsPage = lazy(() => import('./pages/Tools'));
+const ProvidersPage = lazy(() => import('./pages/Providers'));
 const McpServerPage = lazy(() => import('./pages/McpServer'));
 const OAuthCallbackPage = lazy(() => import('./pages/tools/OAuthCallbackPage'));
 const PhoneNumbersPage = lazy(() => import('./pages/PhoneNumbers'));
@@ -82,6 +83,7 @@ export function App() {
           <Route path="tools" element={<ToolsPage />} />
           <Route path="tools/mcp-servers/:id" element={<McpServerPage />} />
           <Route path="tools/oauth/callback" element={<OAuthCallbackPage />} />
+          <Route path="providers" element={<ProvidersPage />} />
           <Route path="activities" element={<ActivitiesPage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>

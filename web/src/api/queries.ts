@@ -38,3 +38,11 @@ export const phoneNumbersQuery = (environment: Environment) =>
     queryFn: async () =>
       unwrap(await api.GET('/api/v2/developers/phone-numbers', { params: { query: { limit: 100 } } })).data,
   });
+
+/** The account's providers (GET /providers, first 200; the account's, whichever environment), oldest first. */
+export const providersQuery = () =>
+  queryOptions({
+    queryKey: ['providers'],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v2/developers/providers', { params: { query: { limit: 200 } } })).data,
+  });

@@ -34,6 +34,7 @@ const NAV = [
   { to: '/personas', label: 'Personas' },
   { to: '/voices', label: 'Voices' },
   { to: '/tools', label: 'Tools' },
+  { to: '/providers', label: 'Providers' },
   { to: '/activities', label: 'Activities' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/workflows', label: 'Workflows' },

@@ -8,10 +8,14 @@ import type { AnalyticsQuery } from './overview/analyticsQuery';
 import { FigureCards, type Period } from './overview/FigureCards';
 import { GettingStarted } from './overview/GettingStarted';
 import { PersonasSection } from './overview/PersonasSection';
+import { ProviderUsageSection } from './overview/ProviderUsageSection';
 import { TopErrorsSection } from './overview/TopErrorsSection';
 import { UsageSection } from './overview/UsageSection';
 
-/** Overview: the analytics figures with their changes, daily usage, busiest personas and top errors. */
+/**
+ * Overview: the analytics figures with their changes, daily usage, busiest personas, top errors, and
+ * the provider calls of the last 30 days.
+ */
 export default function OverviewPage() {
   const environment = useStoredValue(environmentStore);
   const [period, setPeriod] = useState<Period>('week');
@@ -54,6 +58,7 @@ export default function OverviewPage() {
           <TopErrorsSection query={query} />
           <PersonasSection query={query} />
         </SimpleGrid>
+        <ProviderUsageSection />
       </Stack>
     </>
   );

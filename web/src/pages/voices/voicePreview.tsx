@@ -1,23 +1,41 @@
 import { Text } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { queryOptions, useMutation } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 
 type Preview = components['schemas']['VoicePreview']['preview'];
 
-/** GET /voices, the whole catalog (the Voices page and the persona form's voice picker share it). */
-export const allVoicesQuery = {
+/**
+ * GET /voices unfiltered: the catalog, and the voices of the account's voice providers with those
+ * that could not be listed (the persona form's voice picker). Connecting or deleting a provider
+ * invalidates it.
+ */
+export const voiceListQuery = queryOptions({
   queryKey: ['voices'],
-  queryFn: async () => unwrap(await api.GET('/api/v1/developers/voices')).voices,
+  queryFn: async () => unwrap(await api.GET('/api/v1/developers/voices')),
   staleTime: 300_000,
-};
+});
+
+/** The whole catalog (the Voices page and the conversation's languages), from the same cache entry. */
+export const allVoicesQuery = queryOptions({ ...voiceListQuery, select: (list) => list.voices });
+
+/** What a preview says, in which voice: a catalog voice, or a provider's (its `provider`, `model`). */
+export interface PreviewRequest {
+  voiceId: string;
+  text: string;
+  provider?: string;
+  model?: string;
+}
 
 /** POST /voices/preview: a voice saying a text, as audio to play in the page. */
 export function useVoicePreview() {
   return useMutation({
-    mutationFn: async ({ voiceId, text }: { voiceId: string; text: string }) =>
-      unwrap(await api.POST('/api/v1/developers/voices/preview', { body: { voice_id: voiceId, text } }))
-        .preview,
+    mutationFn: async ({ voiceId, text, provider, model }: PreviewRequest) =>
+      unwrap(
+        await api.POST('/api/v1/developers/voices/preview', {
+          body: { voice_id: voiceId, text, ...(provider ? { provider, ...(model ? { model } : {}) } : {}) },
+        }),
+      ).preview,
   });
 }
 

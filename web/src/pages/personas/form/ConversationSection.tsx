@@ -4,6 +4,7 @@ import { allVoicesQuery } from '../../voices/voicePreview';
 import { useField } from './FormContext';
 import { LongTextField, RangeField, TextField } from './fields';
 import { asNumber, asText } from './manifestPaths';
+import { ProviderSelect, TranscriberFields } from './StackFields';
 
 /** conversation.language: a BCP 47 tag, typed or picked from the catalog voices' languages. */
 function LanguageField() {
@@ -47,7 +48,7 @@ function MaxTokensField() {
   );
 }
 
-/** conversation: the agent's own prompt, its language, and the model that speaks for it. */
+/** conversation: the agent's own prompt, its language, the model that speaks for it and its transcriber. */
 export function ConversationSection() {
   return (
     <Fieldset legend="Conversation">
@@ -61,26 +62,33 @@ export function ConversationSection() {
         />
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
           <LanguageField />
+          <ProviderSelect
+            path="conversation.model.provider"
+            kind="chat"
+            label="Model provider"
+            rule="Platform default, or one of your chat providers (Providers page)"
+          />
+        </SimpleGrid>
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
           <TextField
             path="conversation.model.name"
             label="Model"
-            rule="Optional; 1–200 characters (empty: the platform's model)"
+            rule="Optional; 1–200 characters (empty: the platform's model name; with your own provider, name one of its models)"
             max={200}
-          />
-        </SimpleGrid>
-        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-          <RangeField
-            path="conversation.model.temperature"
-            label="Temperature"
-            rule="Optional; between 0 and 2 (higher is more varied)"
-            min={0}
-            max={2}
-            step={0.1}
-            unsetAt={1}
-            unsetText="default"
           />
           <MaxTokensField />
         </SimpleGrid>
+        <RangeField
+          path="conversation.model.temperature"
+          label="Temperature"
+          rule="Optional; between 0 and 2 (higher is more varied)"
+          min={0}
+          max={2}
+          step={0.1}
+          unsetAt={1}
+          unsetText="default"
+        />
+        <TranscriberFields />
       </Stack>
     </Fieldset>
   );

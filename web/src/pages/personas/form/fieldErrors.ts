@@ -6,6 +6,7 @@ export const FORM_FIELDS = new Set([
   'identity.description',
   'identity.aliases',
   'voice.voice_id',
+  'voice.model',
   'personality.warmth',
   'personality.humor_level',
   'personality.directness',
@@ -24,6 +25,10 @@ export const FORM_FIELDS = new Set([
   'conversation.model.name',
   'conversation.model.temperature',
   'conversation.model.maxTokens',
+  'conversation.model.provider',
+  'conversation.transcriber.provider',
+  'conversation.transcriber.model',
+  'conversation.transcriber.language',
   'tools',
 ]);
 
