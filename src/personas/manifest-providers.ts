@@ -79,6 +79,6 @@ export async function personasNamingProvider(
        or exists (select 1 from persona_versions v where v.persona_id = p.id and ${NAMES_PROVIDER('v.manifest')}))
      order by p.created_at, p.id`;
   const params = [accountId, ...Array(6).fill(id)];
-  const rows: { name: string }[] = await em.getConnection().execute(sql.replaceAll(':id', '?'), params);
+  const rows: { name: string }[] = await em.execute(sql.replaceAll(':id', '?'), params);
   return rows.map((r) => r.name);
 }

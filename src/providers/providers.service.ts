@@ -1,4 +1,4 @@
-import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
+import { type EntityManager, LockMode, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import type { AppContext } from '../common/context';
 import type { Page } from '../common/owned';
 import { conflict, notFound, validationFailed } from '../http/errors';
@@ -111,14 +111,24 @@ export async function updateProvider(
   return providerView(provider);
 }
 
-/** Deletes a provider no persona names (409 naming the personas otherwise). */
+/**
+ * Deletes a provider no persona names (409 naming the personas otherwise). The row is locked first,
+ * so of concurrent deletes one deletes it and the others find nothing (404).
+ */
 export async function deleteProvider(ctx: AppContext, em: EntityManager, accountId: string, id: string) {
-  const provider = await findProvider(em, accountId, id);
-  const users = await ctx.references.providerUsers(em, accountId, id);
-  if (users.length)
-    throw conflict(
-      `The provider is in use by ${users.length} persona(s): ${users.join(', ')}; choose another in each first`,
+  return em.transactional(async (tem) => {
+    const provider = await tem.findOne(
+      Provider,
+      { id, account: accountId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-  await em.removeAndFlush(provider);
-  return { deleted: true as const, id };
+    if (!provider) throw notFound('Provider');
+    const users = await ctx.references.providerUsers(tem, accountId, id);
+    if (users.length)
+      throw conflict(
+        `The provider is in use by ${users.length} persona(s): ${users.join(', ')}; choose another in each first`,
+      );
+    tem.remove(provider);
+    return { deleted: true as const, id };
+  });
 }

@@ -2,6 +2,7 @@ import type { MutationTable } from '../concurrent-mutations';
 import { expectOneOf, successes } from '../concurrent-mutations';
 import { count, ok, unique, v2 } from './fixtures';
 import { P, type PlatformEnv, total } from './platform-fixtures';
+import { platformProviderCases } from './platform-providers';
 
 async function mcpServer(env: PlatformEnv): Promise<string> {
   const res = await ok(
@@ -44,6 +45,7 @@ async function expectStatsAgree(env: PlatformEnv, type: string) {
 
 /** MCP servers, custom tools and activities on the platform API. */
 export const platformToolCases: MutationTable<PlatformEnv> = {
+  ...platformProviderCases,
   'POST /api/v2/developers/mcp-servers': {
     kind: 'create',
     prepare: async (env) => {
