@@ -38,7 +38,7 @@ import { providerVoiceTurns } from './voice-provider';
  * - real time: BENCH_CALLS concurrent calls: after its first frame, every frame arrives before its
  *   playback time; 0 errors;
  * - a provider voice (bench/voice-provider.ts; BENCH_PHASES=provider runs it alone): an account’s ElevenLabs voice, first audio against
- *   the model's first segment + the provider's answer for it (target: p95 ≤ floor + 50 ms);
+ *   the model's first segment + the provider's first bytes for it (target: p95 ≤ floor + 50 ms);
  * - under abuse: /healthz p99 and another session's first audio p95 while another account floods
  *   frames on one stream and never reads another (bench/abusive-clients.ts), each ≤ 1.5× the same
  *   figure without them.

@@ -9,7 +9,7 @@ function tone(ms: number): Uint8Array {
   for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / RATE));
   return new Uint8Array(pcm.buffer);
 }
-const header = (turnId: string, segment: number, bytes: number) =>
+const header = (turnId: string, segment: number, bytes: number | null) =>
   ({
     type: 'reply.audio',
     turnId,
@@ -36,12 +36,13 @@ function phone() {
   );
   return { out, got, clears: () => clears, errors };
 }
-/** Sends `bytes` as the conversation does: the header, then frames of at most 8 KiB. */
+/** Sends `bytes` as the conversation does: the header, frames of at most 8 KiB, then the segment's end. */
 function sendSegment(out: PhoneReplyOut, turnId: string, segment: number, bytes: Uint8Array) {
   out.send(header(turnId, segment, bytes.byteLength));
   for (let offset = 0; offset < bytes.byteLength; offset += 8192) {
     out.sendAudio(bytes.subarray(offset, Math.min(offset + 8192, bytes.byteLength)));
   }
+  out.send({ type: 'reply.audio.done', turnId, segment, bytes: bytes.byteLength });
 }
 
 describe('a reply on its way to a phone carrier', () => {
@@ -62,6 +63,27 @@ describe('a reply on its way to a phone carrier', () => {
     // the tone is there, at about its level
     const pcm = decodeMulaw(frames[10].media);
     expect(Math.max(...pcm)).toBeGreaterThan(6000);
+    expect(errors).toEqual([]);
+    await out.close();
+  });
+
+  it('plays a segment that streams as it comes, and marks it only after its end', async () => {
+    const { out, got, errors } = phone();
+    out.playback('t5');
+    const audio = tone(400);
+    out.send(header('t5', 0, null));
+    out.sendAudio(audio.subarray(0, 4096)); // the provider's first bytes
+    await out.sent();
+    const early = got.filter((g) => 'media' in g).length;
+    expect(early).toBeGreaterThanOrEqual(4); // about 93 ms of audio is out before the rest exists
+    expect(got.some((g) => 'mark' in g)).toBe(false);
+    out.sendAudio(audio.subarray(4096));
+    await out.sent();
+    expect(got.some((g) => 'mark' in g)).toBe(false);
+    out.send({ type: 'reply.audio.done', turnId: 't5', segment: 0, bytes: audio.byteLength });
+    await out.sent();
+    expect(got.at(-1)).toEqual({ mark: markName('t5', 0) });
+    expect(got.filter((g) => 'media' in g).length).toBeGreaterThanOrEqual(20);
     expect(errors).toEqual([]);
     await out.close();
   });

@@ -168,4 +168,41 @@ describe('an agent’s voice and transcriber from its account’s providers', ()
     expect(sttRow.provider).toBe(sttProvider);
     expect(Number(sttRow.audio_ms)).toBeCloseTo(ownStt.requests[0]!.audio.seconds * 1000, -1);
   }, 60_000);
+
+  it('plays a voice that streams from its first bytes: the caller hears it before the provider has finished', async () => {
+    eleven.pace({ chunkEveryMs: 30 });
+    try {
+      const manifest = {
+        ...completeManifest('streaming-agent'),
+        voice: { provider: voiceProvider, voice_id: 'pNInz6obpgDQGcFmaJgB' },
+      };
+      const created = await consoleApi('POST', '/personas', { manifest });
+      const started = await api('POST', '/sessions', {
+        personaId: created.body.persona.id,
+        userId: 'caller',
+      });
+      const client = await openStream(app.baseUrl, started.body.data.id, { key: dev.testKey });
+      await client.next('reply.done', (m) => m.turnId === 'greeting');
+      let firstAudioAt: number | undefined;
+      client.onAudio((_pcm, _format, turnId) => {
+        if (turnId !== 'greeting') firstAudioAt ??= performance.now();
+      });
+      client.send({ type: 'input.text', text: 'Tell me where my parcel is right now, please' });
+      const header = await client.next('reply.audio', (m) => m.turnId !== 'greeting');
+      expect(header.bytes).toBeNull();
+      const done = await client.next(
+        'reply.audio.done',
+        (m) => m.turnId === header.turnId && m.segment === 0,
+      );
+      await client.next('turn.recorded');
+      client.close();
+      const request = eleven.requests.findLast((r) => r.text === header.text)!;
+      expect(done.bytes).toBe(request.bytes);
+      // the answer took about 30 ms a 4 KiB chunk; its first audio was heard long before its last byte
+      expect(request.lastByteAt! - request.firstByteAt!).toBeGreaterThan(300);
+      expect(firstAudioAt).toBeLessThan(request.lastByteAt!);
+    } finally {
+      eleven.pace({ chunkEveryMs: 0 });
+    }
+  }, 60_000);
 });

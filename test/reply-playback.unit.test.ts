@@ -18,6 +18,15 @@ describe('a reply’s playback reckoned in real time (a browser’s player)', ()
     expect(playback.heardMs(20_000)).toBe(1000);
   });
 
+  it('extends a segment that streams: each chunk after the last, or now when the player ran dry', () => {
+    const playback = new RealTimePlayback();
+    expect(playback.place(100, 10_000)).toEqual({ startMs: 0, endMs: 100 });
+    expect(playback.extend(100, 10_050)).toEqual({ startMs: 0, endMs: 200 });
+    // the provider was slower than real time: the player ran dry at 200, the chunk plays at 400
+    expect(playback.extend(100, 10_400)).toEqual({ startMs: 0, endMs: 500 });
+    expect(playback.place(100, 10_400)).toEqual({ startMs: 500, endMs: 600 });
+  });
+
   it('has played when the last segment’s reckoned end has passed, or at once when aborted', async () => {
     const playback = new RealTimePlayback();
     playback.place(150, Date.now());

@@ -129,7 +129,7 @@ describe('the live voice stream: text in, streamed speech out', () => {
     const lookups = mcp.calls.filter((c) => c.name === 'lookup_order').length;
     client.sendText('Where is order S-1?');
     const recorded = await client.next('turn.recorded');
-    const types = typesOf(client.received, recorded.turnId).filter((t) => t !== 'reply.audio');
+    const types = typesOf(client.received, recorded.turnId).filter((t) => !t.startsWith('reply.audio'));
     expect(types).toEqual([
       'reply.delta',
       'tool.started',

@@ -14,6 +14,18 @@ export interface SpeechPcm {
   sampleRate: number;
 }
 
+/** Synthesized speech as it is made: 16-bit signed mono samples at `sampleRate`, chunk by chunk. */
+export interface SpeechPcmStream {
+  sampleRate: number;
+  /** How many samples in all, when the speech was whole before it was given (undefined: it streams). */
+  length?: number;
+  /**
+   * The samples in order, each chunk as soon as the synthesizer has it; ends when the speech is
+   * whole, throws when synthesis fails part-way (after the chunks that came before). Read once.
+   */
+  chunks(): AsyncIterable<Int16Array>;
+}
+
 export interface SpeechStats {
   pool: { threads: number; ready: number; busy: number; queued: number; warming: number };
   cache: { entries: number; bytes: number };
@@ -37,6 +49,12 @@ export interface Speech {
    * The caller owns the array it gets.
    */
   speakPcm(voiceId: string, text: string): Promise<SpeechPcm | undefined>;
+  /**
+   * `text` as samples as they are made (a reply's segment): a provider voice that streams (ElevenLabs)
+   * gives its first samples as soon as they arrive; other voices give the whole speech as one chunk.
+   * Answers once the synthesis has started well (a refusal rejects here); undefined for an unknown voice.
+   */
+  streamPcm(voiceId: string, text: string): Promise<SpeechPcmStream | undefined>;
   /**
    * 16-bit mono samples as an MP3 file (32 kbps, at their own rate), encoded off the event loop;
    * `sampleRate` must be an MP3 rate (16000, 22050, 24000…).

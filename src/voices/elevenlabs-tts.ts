@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors';
 import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { guardedFetch } from '../outbound/fetch';
 import { OutboundError, type OutboundPolicy } from '../outbound/http';
+import { pcmSamples, ReadAheadPcm } from './pcm-stream';
 
 /** An ElevenLabs account: `https://api.elevenlabs.io` and its `xi-api-key`. */
 export interface ElevenLabsAccount {
@@ -30,20 +31,23 @@ function unreachable(error: unknown): ApiError {
 }
 
 /**
- * `text` in ElevenLabs voice `voiceId` as samples: `POST /v1/text-to-speech/{voice_id}/stream` with
- * `output_format=pcm_22050` (ElevenLabs' streaming endpoint; the body is raw PCM), through the
- * SSRF-guarded fetch within ANSWER_LIMITS.speech. A refusal or an odd byte count is a 502.
+ * `text` in ElevenLabs voice `voiceId` as samples as they stream: `POST
+ * /v1/text-to-speech/{voice_id}/stream` with `output_format=pcm_22050` (ElevenLabs' streaming
+ * endpoint; the body is raw PCM, sent as it is generated), through the SSRF-guarded fetch within
+ * ANSWER_LIMITS.speech. Answers once the provider has accepted the request (a refusal is a 502 here);
+ * the samples are read ahead as they come, and a failure part-way (or an odd byte count) is a 502
+ * thrown by the stream after what came before it.
  */
-export async function elevenLabsSpeechPcm(
+export async function elevenLabsSpeechStream(
   account: ElevenLabsAccount,
   policy: OutboundPolicy,
   request: { voiceId: string; model: string; text: string },
-): Promise<{ pcm: Int16Array; sampleRate: number }> {
+): Promise<ReadAheadPcm> {
   const target = url(
     account,
     `/v1/text-to-speech/${encodeURIComponent(request.voiceId)}/stream?output_format=pcm_${ELEVENLABS_PCM_RATE}`,
   );
-  let bytes: Uint8Array;
+  let body: ReadableStream<Uint8Array>;
   try {
     const res = await guardedFetch(policy, ANSWER_LIMITS.speech)(target, {
       method: 'POST',
@@ -54,15 +58,31 @@ export async function elevenLabsSpeechPcm(
       await res.body?.cancel().catch(() => undefined);
       throw upstream(`The voice provider answered ${res.status}`);
     }
-    bytes = new Uint8Array(await res.arrayBuffer());
+    body = res.body ?? new ReadableStream({ start: (c) => c.close() });
   } catch (error) {
     throw unreachable(error);
   }
-  if (bytes.length % 2 !== 0) throw upstream(`The voice provider's PCM has an odd number of bytes`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const pcm = new Int16Array(bytes.length / 2);
-  for (let i = 0; i < pcm.length; i++) pcm[i] = view.getInt16(i * 2, true);
-  return { pcm, sampleRate: ELEVENLABS_PCM_RATE };
+  const oddBytes = () => upstream(`The voice provider's PCM has an odd number of bytes`);
+  return new ReadAheadPcm(ELEVENLABS_PCM_RATE, unreachableWhileReading(pcmSamples(body, oddBytes)));
+}
+
+/** The stream's failures said as the 502s they are. */
+async function* unreachableWhileReading(samples: AsyncIterable<Int16Array>): AsyncGenerator<Int16Array> {
+  try {
+    yield* samples;
+  } catch (error) {
+    throw unreachable(error);
+  }
+}
+
+/** `text` in ElevenLabs voice `voiceId`, whole (elevenLabsSpeechStream read to its end). */
+export async function elevenLabsSpeechPcm(
+  account: ElevenLabsAccount,
+  policy: OutboundPolicy,
+  request: { voiceId: string; model: string; text: string },
+): Promise<{ pcm: Int16Array; sampleRate: number }> {
+  const stream = await elevenLabsSpeechStream(account, policy, request);
+  return { pcm: await stream.done, sampleRate: ELEVENLABS_PCM_RATE };
 }
 
 const ElevenLabsVoices = z.object({

@@ -1,6 +1,7 @@
 import type { SpeechPcm } from '../common/speech';
 import type { OutboundPolicy } from '../outbound/http';
-import { ELEVENLABS_DEFAULT_MODEL, elevenLabsSpeechPcm, elevenLabsVoices } from './elevenlabs-tts';
+import { ELEVENLABS_DEFAULT_MODEL, elevenLabsSpeechStream, elevenLabsVoices } from './elevenlabs-tts';
+import { ReadAheadPcm } from './pcm-stream';
 import { remoteSpeechPcm } from './remote-tts';
 
 /** A voice provider as the synthesizer reaches it: where, how, with which key, whose. */
@@ -38,18 +39,26 @@ export function parseProviderVoice(id: string): ProviderVoiceRef | undefined {
 /** The default speech model of each API, when a persona names none. */
 const DEFAULT_MODEL = { openai: 'tts-1', elevenlabs: ELEVENLABS_DEFAULT_MODEL } as const;
 
-/** `text` in a provider voice as samples (24 kHz from OpenAI's `pcm`, 22.05 kHz from ElevenLabs), metered. */
-export async function providerSpeechPcm(
+/**
+ * `text` in a provider voice as samples as they come: ElevenLabs streams (22.05 kHz); an
+ * OpenAI-compatible provider's `pcm` (24 kHz) is read whole and given as one chunk.
+ */
+export async function providerSpeechStream(
   provider: VoiceProviderAccount,
   policy: OutboundPolicy,
   ref: ProviderVoiceRef,
   text: string,
-): Promise<SpeechPcm> {
+): Promise<ReadAheadPcm> {
   const model = ref.model || DEFAULT_MODEL[provider.api];
   if (provider.api === 'elevenlabs')
-    return elevenLabsSpeechPcm(provider, policy, { voiceId: ref.voiceId, model, text });
+    return elevenLabsSpeechStream(provider, policy, { voiceId: ref.voiceId, model, text });
   const { baseUrl, apiKey } = provider;
-  return remoteSpeechPcm({ baseUrl, apiKey, model, voices: [] }, policy, ref.voiceId, text);
+  const whole = await remoteSpeechPcm({ baseUrl, apiKey, model, voices: [] }, policy, ref.voiceId, text);
+  return new ReadAheadPcm(whole.sampleRate, oneChunk(whole));
+}
+
+async function* oneChunk(speech: SpeechPcm): AsyncGenerator<Int16Array> {
+  if (speech.pcm.length > 0) yield speech.pcm;
 }
 
 /** A voice of one of the account's providers, as GET /voices lists it. */

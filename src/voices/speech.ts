@@ -1,9 +1,10 @@
-import type { Speech, SpeechPcm, SpeechPreview, SpeechStats } from '../common/speech';
+import type { Speech, SpeechPcm, SpeechPcmStream, SpeechPreview, SpeechStats } from '../common/speech';
 import type { Config } from '../config/env';
 import type { Logger } from '../logging/logger';
 import { dataUrl } from './audio';
 import { ByteLru } from './byte-lru';
-import { type ProviderVoiceAccess, parseProviderVoice, providerSpeechPcm } from './provider-voices';
+import { type ReadAheadPcm, wholeSpeechStream } from './pcm-stream';
+import { type ProviderVoiceAccess, parseProviderVoice, providerSpeechStream } from './provider-voices';
 import { remoteSpeech, remoteSpeechPcm } from './remote-tts';
 import { SpeechPool } from './speech-pool';
 import {
@@ -97,10 +98,25 @@ export class SpeechSynthesizer implements Speech {
     const key = `${voice?.id ?? voiceId}\n${text}`;
     const hit = this.pcmCache.get(key);
     if (hit) return { pcm: hit.pcm.slice(), sampleRate: hit.sampleRate };
-    const made = voice ? await this.synthesizePcm(voice, text) : await this.providerPcm(voiceId, text);
-    if (!made) return undefined;
+    if (!voice) {
+      const stream = await this.providerStream(voiceId, text);
+      return stream && { pcm: (await stream.done).slice(), sampleRate: stream.sampleRate };
+    }
+    const made = await this.synthesizePcm(voice, text);
     this.pcmCache.set(key, { pcm: made.pcm.slice(), sampleRate: made.sampleRate });
     return made;
+  }
+
+  /**
+   * `text` as samples as they are made (a reply's segment): a provider voice streams from its first
+   * bytes (and its whole speech is kept in the samples' LRU once it has all come); a catalog voice,
+   * or speech made before, is one chunk. Undefined when the voice is unknown.
+   */
+  async streamPcm(voiceId: string, text: string): Promise<SpeechPcmStream | undefined> {
+    const hit = parseProviderVoice(voiceId) && this.pcmCache.get(`${voiceId}\n${text}`);
+    if (parseProviderVoice(voiceId) && !hit) return this.providerStream(voiceId, text);
+    const whole = await this.speakPcm(voiceId, text);
+    return whole && wholeSpeechStream(whole);
   }
 
   /** 16-bit mono samples as MP3 (32 kbps, same rate: 16000, 22050, 24000…), encoded in a speech thread. */
@@ -122,14 +138,22 @@ export class SpeechSynthesizer implements Speech {
     this.pcmCache.clear();
   }
 
-  /** `text` in one of an account's provider voices (undefined: the provider is gone), metered there. */
-  private async providerPcm(voiceId: string, text: string): Promise<SpeechPcm | undefined> {
+  /**
+   * `text` in one of an account's provider voices as it streams (undefined: the provider is gone),
+   * metered there once the provider took the request; kept in the samples' LRU once whole.
+   */
+  private async providerStream(voiceId: string, text: string): Promise<ReadAheadPcm | undefined> {
     const ref = parseProviderVoice(voiceId);
     const provider = ref && (await this.providerVoices?.provider(ref.providerId));
     if (!ref || !provider) return undefined;
-    const made = await providerSpeechPcm(provider, this.config.outbound, ref, text);
+    const stream = await providerSpeechStream(provider, this.config.outbound, ref, text);
     this.providerVoices?.meter(provider.accountId, provider.id, [...text].length);
-    return made;
+    const key = `${voiceId}\n${text}`;
+    stream.done.then(
+      (pcm) => this.pcmCache.set(key, { pcm: pcm.slice(), sampleRate: stream.sampleRate }),
+      () => undefined,
+    );
+    return stream;
   }
 
   /** A provider voice's preview: its samples as MP3 (made once per voice and text, as catalog previews). */

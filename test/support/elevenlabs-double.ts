@@ -7,9 +7,12 @@ export interface ElevenLabsRequest {
   apiKey: string | undefined;
   text: string;
   modelId: string | undefined;
-  /** When the request arrived and when its first audio bytes were written (performance.now()). */
+  /** When the request arrived and when its first and last audio bytes were written (performance.now()). */
   at: number;
   firstByteAt?: number;
+  lastByteAt?: number;
+  /** The audio bytes it answered. */
+  bytes?: number;
 }
 
 /** A voice as `GET /v1/voices` lists it. */
@@ -91,11 +94,13 @@ export async function startElevenLabsDouble(opts: {
     }
     const audio = voicedTone(60 * [...body.text].length, rate);
     res.writeHead(200, { 'content-type': 'audio/pcm', 'transfer-encoding': 'chunked' });
+    request.bytes = audio.length;
     await sleep(opts.firstByteMs ?? 150);
     for (let offset = 0; offset < audio.length && !res.destroyed; offset += 4096) {
       if (offset === 0) request.firstByteAt = performance.now();
       res.write(audio.subarray(offset, offset + 4096));
-      if (opts.chunkEveryMs) await sleep(opts.chunkEveryMs);
+      if (offset + 4096 >= audio.length) request.lastByteAt = performance.now();
+      else if (opts.chunkEveryMs) await sleep(opts.chunkEveryMs);
     }
     res.end();
   });
@@ -104,6 +109,10 @@ export async function startElevenLabsDouble(opts: {
     baseUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     requests,
     voices: VOICES,
+    /** Changes the pace of the answers to come. */
+    pace(pace: { firstByteMs?: number; chunkEveryMs?: number }) {
+      Object.assign(opts, pace);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

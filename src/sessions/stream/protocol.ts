@@ -57,7 +57,11 @@ export const InputTranscript = z.object({
   text: z.string(),
 });
 export const ReplyDelta = z.object({ type: z.literal('reply.delta'), turnId: replyId, text: z.string() });
-/** Announces `bytes` of audio that follow in binary frames: one speakable segment of the reply. */
+/**
+ * Announces one speakable segment of the reply, whose audio follows in binary frames until its
+ * `reply.audio.done`: `bytes` of it when the audio was whole before it was sent, null when it streams
+ * from a voice provider as it is made.
+ */
 export const ReplyAudio = z.object({
   type: z.literal('reply.audio'),
   turnId: replyId,
@@ -68,6 +72,13 @@ export const ReplyAudio = z.object({
   /** A hold phrase said while a tool runs (not part of the reply's text). */
   hold: z.boolean(),
   format: AudioFormat,
+  bytes: z.number().int().min(0).nullable(),
+});
+/** The segment's audio is all sent: `bytes` of it, in the binary frames since its `reply.audio`. */
+export const ReplyAudioDone = z.object({
+  type: z.literal('reply.audio.done'),
+  turnId: replyId,
+  segment: z.number().int().min(0),
   bytes: z.number().int().min(0),
 });
 export const ToolStarted = z.object({
@@ -143,6 +154,7 @@ export const ServerMessage = z.discriminatedUnion('type', [
   InputTranscript,
   ReplyDelta,
   ReplyAudio,
+  ReplyAudioDone,
   ToolStarted,
   ToolFinished,
   WorkflowStep,

@@ -17,6 +17,11 @@ export interface ReplyPlayback {
    * once if the player has run dry.
    */
   place(durationMs: number, now: number): PlacedSegment;
+  /**
+   * More audio of the last segment placed, `durationMs` of it, goes out at `now` (a segment that
+   * streams): it plays after what came before, or at once if the player has run dry.
+   */
+  extend(durationMs: number, now: number): PlacedSegment;
   /** How far the caller's player has got on the reply's clock by `now` (or by the stop). */
   heardMs(now: number): number;
   /** The reply was stopped (interrupted) at `now`: nothing after it counts as heard. */
@@ -51,6 +56,13 @@ export class RealTimePlayback implements ReplyPlayback {
     const segment = { startMs, endMs: startMs + durationMs };
     this.segments.push(segment);
     return segment;
+  }
+
+  extend(durationMs: number, now: number): PlacedSegment {
+    const last = this.segments.at(-1);
+    if (!last || this.startedAt === undefined) return this.place(durationMs, now);
+    last.endMs = Math.max(last.endMs, now - this.startedAt) + durationMs;
+    return last;
   }
 
   heardMs(now: number): number {

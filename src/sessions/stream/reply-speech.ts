@@ -1,5 +1,5 @@
-import type { SpeechPcm } from '../../common/speech';
-import { SpeechSegmenter } from '../../voices';
+import type { SpeechPcmStream } from '../../common/speech';
+import { concatSamples, SpeechSegmenter } from '../../voices';
 import type { ServerMessage } from './protocol';
 import { RealTimePlayback, type ReplyPlayback } from './reply-playback';
 
@@ -9,7 +9,8 @@ export const AUDIO_FRAME_BYTES = 8192;
 export interface ReplySpeechOptions {
   turnId: string;
   voiceId: string;
-  synthesize(voiceId: string, text: string): Promise<SpeechPcm | undefined>;
+  /** A segment's speech as it is made (ctx.speech.streamPcm). */
+  synthesize(voiceId: string, text: string): Promise<SpeechPcmStream | undefined>;
   send(message: ServerMessage): void;
   sendAudio(frame: Uint8Array): void;
   /** Aborted when the caller interrupts: nothing more is sent. */
@@ -26,15 +27,17 @@ interface SentSegment {
   /** Where its audio starts and ends on the reply's playback clock (ms). */
   startMs: number;
   endMs: number;
-  pcm: Int16Array;
+  /** Its samples, as they were sent. */
+  parts: Int16Array[];
   sampleRate: number;
 }
 
 /**
  * A reply spoken as it is decided (docs/voice-stream.md "Reply audio"): its text is cut into speakable
  * segments as it arrives (the first one early, at a clause boundary), each segment is synthesized as
- * soon as it is complete (several at once) and sent in order: a `reply.audio` header, then its PCM in
- * binary frames. Audio goes out as soon as it is made, ahead of playback; the reply's playback
+ * soon as it is complete (several at once) and sent in order: a `reply.audio` header, its PCM in
+ * binary frames, then `reply.audio.done`. Audio goes out as soon as it is made, ahead of playback (a
+ * voice that streams, from its first samples: `bytes` is then null in the header); the reply's playback
  * (src/sessions/stream/reply-playback.ts) tells what the caller has heard when they interrupt.
  */
 export class ReplySpeech {
@@ -100,15 +103,12 @@ export class ReplySpeech {
     const parts = this.sent
       .filter((s) => s.startMs < heardMs)
       .map((s) =>
-        s.pcm.subarray(0, Math.round((Math.min(s.endMs, heardMs) - s.startMs) * (s.sampleRate / 1000))),
+        concatSamples(s.parts).subarray(
+          0,
+          Math.round((Math.min(s.endMs, heardMs) - s.startMs) * (s.sampleRate / 1000)),
+        ),
       );
-    const pcm = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      pcm.set(part, offset);
-      offset += part.length;
-    }
-    return { pcm, sampleRate: first.sampleRate };
+    return { pcm: concatSamples(parts), sampleRate: first.sampleRate };
   }
 
   private enqueue(text: string, hold: boolean): void {
@@ -119,25 +119,55 @@ export class ReplySpeech {
       return undefined;
     });
     this.queue = this.queue.then(async () => {
-      const audio = await made;
-      if (audio && !this.opts.signal.aborted) this.sendSegment(text, hold, audio);
+      const speech = await made;
+      if (speech && !this.opts.signal.aborted)
+        await this.sendSegment(text, hold, speech).catch((error) => this.opts.onError(error));
     });
   }
 
-  private sendSegment(text: string, hold: boolean, audio: SpeechPcm): void {
-    // a segment starts when the one before it ends, or now if the caller's player has run dry
-    const { startMs, endMs } = this.playback.place((audio.pcm.length / audio.sampleRate) * 1000, Date.now());
-    this.sent.push({ text, hold, startMs, endMs, pcm: audio.pcm, sampleRate: audio.sampleRate });
-    const bytes = new Uint8Array(audio.pcm.buffer, audio.pcm.byteOffset, audio.pcm.byteLength);
-    this.opts.send({
-      type: 'reply.audio',
-      turnId: this.opts.turnId,
-      segment: this.segmentCount++,
-      text,
-      hold,
-      format: { encoding: 'pcm_s16le', sampleRate: audio.sampleRate, channels: 1 },
-      bytes: bytes.byteLength,
-    });
+  /**
+   * One segment, as its speech comes: the header with its first samples, each chunk placed on the
+   * playback clock and sent in frames, then `reply.audio.done` with the bytes sent (also when the
+   * speech failed part-way: what came is what plays). Speech with no samples is an empty segment.
+   */
+  private async sendSegment(text: string, hold: boolean, speech: SpeechPcmStream): Promise<void> {
+    const { sampleRate } = speech;
+    const index = this.segmentCount++;
+    let segment: SentSegment | undefined;
+    let bytes = 0;
+    const open = (durationMs: number) => {
+      segment = { text, hold, ...this.playback.place(durationMs, Date.now()), parts: [], sampleRate };
+      this.sent.push(segment);
+      this.opts.send({
+        type: 'reply.audio',
+        turnId: this.opts.turnId,
+        segment: index,
+        text,
+        hold,
+        format: { encoding: 'pcm_s16le', sampleRate, channels: 1 },
+        bytes: speech.length === undefined ? null : speech.length * 2,
+      });
+    };
+    try {
+      for await (const pcm of speech.chunks()) {
+        if (this.opts.signal.aborted) return;
+        const durationMs = (pcm.length / sampleRate) * 1000;
+        if (!segment) open(durationMs);
+        else segment.endMs = this.playback.extend(durationMs, Date.now()).endMs;
+        segment!.parts.push(pcm);
+        this.sendFrames(pcm);
+        bytes += pcm.byteLength;
+      }
+    } finally {
+      if (!this.opts.signal.aborted) {
+        if (!segment) open(0);
+        this.opts.send({ type: 'reply.audio.done', turnId: this.opts.turnId, segment: index, bytes });
+      }
+    }
+  }
+
+  private sendFrames(pcm: Int16Array): void {
+    const bytes = new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
     for (let offset = 0; offset < bytes.byteLength; offset += AUDIO_FRAME_BYTES) {
       this.opts.sendAudio(bytes.subarray(offset, Math.min(offset + AUDIO_FRAME_BYTES, bytes.byteLength)));
     }

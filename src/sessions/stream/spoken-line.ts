@@ -24,7 +24,7 @@ export async function speakLine(input: {
   const speech = new ReplySpeech({
     turnId,
     voiceId: input.voiceId,
-    synthesize: (voiceId, text) => ctx.speech.speakPcm(voiceId, text),
+    synthesize: (voiceId, text) => ctx.speech.streamPcm(voiceId, text),
     send: input.send,
     sendAudio: input.sendAudio,
     signal,

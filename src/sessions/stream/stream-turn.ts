@@ -105,7 +105,7 @@ async function answerAndRecord(input: StreamTurnInput, hold: TurnHold): Promise<
   const speech = new ReplySpeech({
     turnId,
     voiceId: input.voiceId,
-    synthesize: (voiceId, text) => ctx.speech.speakPcm(voiceId, text),
+    synthesize: (voiceId, text) => ctx.speech.streamPcm(voiceId, text),
     send,
     sendAudio: input.sendAudio,
     signal: AbortSignal.any([input.signal, failed.signal]),

@@ -5,7 +5,6 @@ import type { CarrierPlayout } from './playout';
 /** A reply segment whose audio is arriving: it ends with its mark. */
 interface OpenSegment {
   mark: string;
-  bytesLeft: number;
   sampleRate: number;
 }
 
@@ -15,8 +14,8 @@ export const markName = (turnId: string, segment: number) => `${turnId}:${segmen
 /**
  * The agent's side of a phone call (docs/telephony.md "Audio on a phone line"): the conversation's
  * reply events and PCM in, μ-law frames and marks out to the carrier through the playout. Each
- * reply segment (its `reply.audio` header, then its bytes) becomes 20 ms frames and, once all of it
- * is out, a mark; the carrier's echo of that mark confirms the segment to the reply's playback, so
+ * reply segment (its `reply.audio` header, its bytes as they come, then `reply.audio.done`) becomes
+ * 20 ms frames and, once all of it is out, a mark; the carrier's echo of that mark confirms the segment to the reply's playback, so
  * what the caller heard is what the carrier played. An interruption drops what was not sent and
  * tells the carrier to clear what it holds. Converting is asynchronous (a converter per reply rate
  * is made once), so the work is chained, in order.
@@ -49,7 +48,9 @@ export class PhoneReplyOut {
     if (message.type === 'reply.audio') {
       const mark = markName(message.turnId, message.segment);
       const sampleRate = message.format.sampleRate;
-      this.chain(() => this.open({ mark, bytesLeft: message.bytes, sampleRate }));
+      this.chain(() => this.open({ mark, sampleRate }));
+    } else if (message.type === 'reply.audio.done') {
+      this.chain(() => this.closeSegment());
     } else if (message.type === 'interrupted' || (message.type === 'reply.done' && message.interrupted)) {
       // a turn says `interrupted`, then `reply.done`; the greeting only the latter
       if (this.interrupted !== message.turnId) this.interrupt();
@@ -119,7 +120,6 @@ export class PhoneReplyOut {
   private async open(segment: OpenSegment): Promise<void> {
     await this.converter(segment.sampleRate);
     this.segment = segment;
-    if (segment.bytesLeft === 0) await this.closeSegment();
   }
 
   private async convert(pcm: Int16Array): Promise<void> {
@@ -127,8 +127,6 @@ export class PhoneReplyOut {
     if (!segment) return;
     const converter = await this.converter(segment.sampleRate);
     this.playout.play(converter.push(pcm));
-    segment.bytesLeft -= pcm.byteLength;
-    if (segment.bytesLeft <= 0) await this.closeSegment();
   }
 
   private async closeSegment(): Promise<void> {
