@@ -1,4 +1,5 @@
-import { concatSamples, pcmSamples, ReadAheadPcm } from '../src/voices/pcm-stream';
+import { concatSamples } from '../src/common/pcm';
+import { pcmSamples, ReadAheadPcm } from '../src/voices/pcm-stream';
 
 async function* chunksOf(...parts: number[][]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield Uint8Array.from(part);

@@ -1,3 +1,4 @@
+import { concatSamples } from '../common/pcm';
 import type { SpeechPcm, SpeechPcmStream } from '../common/speech';
 
 /**
@@ -95,16 +96,4 @@ export class ReadAheadPcm implements SpeechPcmStream {
     this.wake?.();
     return concatSamples(this.buffered);
   }
-}
-
-/** The samples of `parts`, one after another. */
-export function concatSamples(parts: readonly Int16Array[]): Int16Array {
-  if (parts.length === 1) return parts[0]!;
-  const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return all;
 }

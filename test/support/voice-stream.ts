@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { concatSamples } from '../../src/common/pcm';
 import { ServerMessage } from '../../src/sessions/stream/protocol';
 import { VoiceStreamClient, type WebSocketLike } from '../../src/sessions/stream/voice-stream-client';
 
@@ -72,12 +73,6 @@ export function audioOf(client: VoiceStreamClient) {
   });
   return (turnId: string) => {
     const parts = byTurn.get(turnId) ?? [];
-    const all = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const p of parts) {
-      all.set(p, offset);
-      offset += p.length;
-    }
-    return all;
+    return parts.length === 1 ? parts[0]!.slice() : concatSamples(parts);
   };
 }

@@ -1,5 +1,6 @@
+import { concatSamples } from '../../common/pcm';
 import type { SpeechPcmStream } from '../../common/speech';
-import { concatSamples, SpeechSegmenter } from '../../voices';
+import { SpeechSegmenter } from '../../voices';
 import type { ServerMessage } from './protocol';
 import { RealTimePlayback, type ReplyPlayback } from './reply-playback';
 

@@ -17,6 +17,7 @@
  */
 
 import { createRequire } from 'node:module';
+import { concatSamples } from '../../common/pcm';
 
 /**
  * Speex quality 7 (of 0-10): a Kaiser-windowed sinc with its cutoff at 93% of the lower Nyquist, so
@@ -135,7 +136,7 @@ function resample(c: Converter, pcm: Int16Array): Int16Array {
     if (consumed === 0 && produced === 0) throw new Error('The resampler made no progress');
     offset += consumed;
   }
-  return made.length === 1 ? made[0] : joinPcm16(made);
+  return made.length === 1 ? made[0] : concatSamples(made);
 }
 
 export class SincResampler {
@@ -220,14 +221,4 @@ export class SincResampler {
     if (!this.converter) throw new Error('This resampler was disposed');
     return this.converter;
   }
-}
-
-function joinPcm16(parts: Int16Array[]): Int16Array {
-  const joined = new Int16Array(parts.reduce((n, part) => n + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
 }
