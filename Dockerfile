@@ -3,7 +3,7 @@
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# --- build: compile TypeScript to dist/ and prebuild the workflow bundle (dist/workflow-bundle.js) ---
+# --- build: compile TypeScript to dist/ and prebuild the pools' workflow bundles (dist/workflow-bundle-*.js) ---
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

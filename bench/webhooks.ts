@@ -128,7 +128,7 @@ async function main(): Promise<void> {
         const batch = Array.from({ length: Math.min(200, total - i) }, (_, j) =>
           ctx.temporal.workflow.start<typeof systemPingWorkflow>('systemPingWorkflow', {
             workflowId: `bench-ping-${round}-${i + j}-${Date.now()}`,
-            taskQueue: config.temporal.taskQueue,
+            taskQueue: config.temporal.taskQueues.deliveries,
             args: [{ requestedAt: new Date().toISOString() }],
           }),
         );

@@ -419,7 +419,7 @@ describe('agent test runs', () => {
     expect((await api('POST', `/test-runs/${run.id}/cancel`)).body.run.status).toBe('cancelled');
     const outcome = await app.ctx.temporal.workflow.execute(testRunWorkflow, {
       workflowId: run.id,
-      taskQueue: app.ctx.config.temporal.taskQueue,
+      taskQueue: app.ctx.config.temporal.taskQueues.background,
       args: [{ runId: run.id, accountId: dev.publisherId, personaId, scenarioIds: [id], concurrency: 4 }],
     });
     expect(outcome).toEqual({ status: 'cancelled', passed: 0, failed: 1 }); // a scenario not run counts as failed

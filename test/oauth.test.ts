@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { housekeepingScheduleId } from '../src/temporal/schedules';
+import { taskQueuesFor } from '../src/temporal/task-queues';
 import { TEST_ENV } from './support/env';
 import { type McpTestServer, startMcpTestServer } from './support/mcp-test-server';
 import { eventually, startReceiver } from './support/receiver';
@@ -238,7 +239,9 @@ describe('OAuth', () => {
       `update oauth_authorizations set expires_at = now() - interval '2 hours' where state = ?`,
       [abandoned],
     );
-    const schedule = app.ctx.temporal.schedule.getHandle(housekeepingScheduleId(TEST_ENV.taskQueue()));
+    const schedule = app.ctx.temporal.schedule.getHandle(
+      housekeepingScheduleId(taskQueuesFor(TEST_ENV.taskQueue()).background),
+    );
     const described = await schedule.describe();
     expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'housekeepingWorkflow' });
     expect(described.spec.intervals).toMatchObject([{ every: 3_600_000 }]);

@@ -17,7 +17,7 @@ describe('Temporal wiring', () => {
     const found = [];
     for await (const execution of executions) found.push(execution);
     expect(found.length).toBeGreaterThan(0);
-    expect(found[0].taskQueue).toBe(app.ctx.config.temporal.taskQueue);
+    expect(found[0].taskQueue).toBe(app.ctx.config.temporal.taskQueues.background);
   });
 
   it('the project search attributes are registered on the dev server', async () => {
@@ -35,7 +35,7 @@ describe('Temporal wiring', () => {
     const worker = await startWorker(own.ctx, TEST_ENV.temporalAddress(), { dispatch: false });
     try {
       const handle = await own.ctx.temporal.workflow.start('voiceSessionWorkflow', {
-        taskQueue: own.ctx.config.temporal.taskQueue,
+        taskQueue: own.ctx.config.temporal.taskQueues.conversations,
         workflowId: `sess_stacks_${Date.now()}`,
         args: [{ sessionId: 'sess_none', idleTimeoutMs: 60_000, turnsPerRun: 100 }],
       });

@@ -6,6 +6,7 @@ import { startWorker } from '../src/app/runtime';
 import { resamplePcm16 } from '../src/outbound/wav';
 import type { VoiceStreamClient } from '../src/sessions/stream/voice-stream-client';
 import { housekeepingScheduleId } from '../src/temporal/schedules';
+import { taskQueuesFor } from '../src/temporal/task-queues';
 import { TEST_ENV } from './support/env';
 import { speakWithEspeak } from './support/espeak-speech';
 import { startLlmDouble } from './support/llm-double';
@@ -223,7 +224,9 @@ describe('the live voice stream: caller audio in', () => {
       `update session_turn_recordings set created_at = now() - interval '31 days' where session_id = ? and side = 'caller'`,
       [id],
     );
-    await app.ctx.temporal.schedule.getHandle(housekeepingScheduleId(TEST_ENV.taskQueue())).trigger();
+    await app.ctx.temporal.schedule
+      .getHandle(housekeepingScheduleId(taskQueuesFor(TEST_ENV.taskQueue()).background))
+      .trigger();
     await eventually(async () => (await fetchAudio('caller')).status === 404);
     expect((await fetchAudio('agent')).status).toBe(200);
   });

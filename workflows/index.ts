@@ -1,4 +1,8 @@
-/** Every workflow the worker registers. Keep workflow code deterministic: no I/O, only activities. */
+/**
+ * Every workflow of the platform (replay tests and types use this). A worker registers its pools'
+ * workflows instead (workflows/pools/, one task queue each). Keep workflow code deterministic: no
+ * I/O, only activities.
+ */
 export * from './analyze-session';
 export * from './deliver-webhook';
 export * from './housekeeping';

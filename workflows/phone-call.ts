@@ -4,6 +4,7 @@ import {
   patched,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -25,6 +26,7 @@ import {
   hangupUpdate,
   streamConnectedUpdate,
 } from './messages';
+import { pinnedWhenVersioned } from './versioning';
 
 export interface PhoneCallInput {
   callId: string;
@@ -205,3 +207,11 @@ async function followCall(
     }
   }
 }
+
+/**
+ * A conversation finishes on the code it started on (docs/operations.md "Deploys"): with Worker
+ * Deployments its runs are pinned to their version, so a deploy never changes a live call's code
+ * and a change to this workflow needs no `patched()`. (An unversioned worker may declare no
+ * behavior: Temporal refuses the task.)
+ */
+setWorkflowOptions(pinnedWhenVersioned, phoneCallWorkflow);

@@ -7,6 +7,7 @@ import {
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -25,6 +26,7 @@ import {
   turnUpdate,
 } from './messages';
 import { TurnLeases } from './turn-leases';
+import { pinnedWhenVersioned } from './versioning';
 import { executeVoiceGraph } from './voice-graph';
 
 export interface VoiceSessionInput {
@@ -275,3 +277,11 @@ async function untilSessionEnds(
     }
   }
 }
+
+/**
+ * A conversation finishes on the code it started on (docs/operations.md "Deploys"): with Worker
+ * Deployments its runs are pinned to their version, so a deploy never changes a live call's code
+ * and a change to this workflow needs no `patched()`. (An unversioned worker may declare no
+ * behavior: Temporal refuses the task.)
+ */
+setWorkflowOptions(pinnedWhenVersioned, voiceSessionWorkflow);

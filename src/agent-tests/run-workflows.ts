@@ -28,7 +28,7 @@ export async function startTestRunWorkflow(temporal: Client, config: Config, run
   try {
     return await temporal.workflow.start<typeof testRunWorkflow>('testRunWorkflow', {
       workflowId: run.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.background,
       args: [input],
       typedSearchAttributes: [
         { key: AccountIdKey, value: run.accountId },

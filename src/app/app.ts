@@ -19,6 +19,8 @@ import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
 import type { SessionStreams } from '../sessions';
 import { httpTelemetry } from '../telemetry/http';
 import { TELEPHONY_ROOT, telephonyWebhooks } from '../telephony';
+import { exportQueueMetrics } from '../temporal/queue-metrics';
+import { WORKLOADS } from '../temporal/task-queues';
 import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
 import { mountAreaRoutes } from './routes';
 import { streamUpgrades } from './stream-upgrades';
@@ -26,6 +28,13 @@ import { streamUpgrades } from './stream-upgrades';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** One Express app serving every API root (docs/api-contract.md "API roots and credentials"), plus health, OpenAPI and docs. */
+/** The backlog of every queue this API starts work on, for an autoscaler (operations.md "Scaling signals"). */
+function exportEveryQueue(ctx: AppContext): void {
+  const { taskQueues, namespace } = ctx.config.temporal;
+  const queues = WORKLOADS.map((pool) => ({ pool, taskQueue: taskQueues[pool] }));
+  exportQueueMetrics(ctx.temporal, namespace, queues);
+}
+
 export function createApp(ctx: AppContext): {
   app: Express;
   registry: OpenApiRegistry;
@@ -41,6 +50,7 @@ export function createApp(ctx: AppContext): {
   app.set('trust proxy', ctx.config.trustProxy.length ? ctx.config.trustProxy : false);
 
   app.use(httpTelemetry); // a span and the request metrics for every request, whatever answers it
+  exportEveryQueue(ctx);
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('req', 20);

@@ -22,11 +22,13 @@ import { startProcessTelemetry } from '../telemetry/process-telemetry';
 import { clientTracingInterceptors } from '../telemetry/temporal';
 import { callSessionDriver } from '../telephony';
 import { connectTemporalClient } from '../temporal/client';
+import { adoptIfFirstVersion } from '../temporal/deployment';
 import { startTemporalDevServer } from '../temporal/dev-server';
+import { exportQueueMetrics, exportWorkerSlots, forgetWorkerSlots } from '../temporal/queue-metrics';
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { ensureHousekeepingSchedule } from '../temporal/schedules';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
-import { createWorker } from '../temporal/worker';
+import { createWorkerPools } from '../temporal/worker';
 import { SpeechSynthesizer } from '../voices/speech';
 import { entities } from './entities';
 import { createOutboxHandlers } from './outbox-handlers';
@@ -194,35 +196,74 @@ export async function buildContext(
   }
 }
 
-/** A worker process's work: the Temporal worker (its task queue) and the event dispatcher (the outbox). */
+/**
+ * A worker process's work: a Temporal worker for each pool it serves (`WORKER_TASK_QUEUES`, all by
+ * default; docs/operations.md "Worker pools") and the event dispatcher (the outbox).
+ */
 export async function startWorker(
   ctx: AppContext,
   temporalAddress: string,
   opts: { listen?: boolean; dispatch?: boolean } = {},
 ) {
-  const { worker, connection } = await createWorker({
-    registry: workerRegistry({
-      config: ctx.config,
-      logger: ctx.logger,
-      orm: ctx.orm,
-      encryptor: ctx.encryptor,
-      mcpConnections: ctx.mcpConnections,
-      testSessions: testSessionDriver(ctx),
-      callSessions: callSessionDriver(ctx),
-    }),
+  const { temporal: t } = ctx.config;
+  const deps = {
+    config: ctx.config,
+    logger: ctx.logger,
+    orm: ctx.orm,
+    encryptor: ctx.encryptor,
+    mcpConnections: ctx.mcpConnections,
+    testSessions: testSessionDriver(ctx),
+    callSessions: callSessionDriver(ctx),
+  };
+  const { workers, connection } = await createWorkerPools({
+    pools: t.workloads.map((workload) => ({
+      workload,
+      taskQueue: t.taskQueues[workload],
+      registry: workerRegistry(deps, workload),
+    })),
     logger: ctx.logger,
     address: temporalAddress,
-    namespace: ctx.config.temporal.namespace,
-    taskQueue: ctx.config.temporal.taskQueue,
+    namespace: t.namespace,
     tracing: ctx.tracing,
+    deployment: t.deployment,
   });
-  const running = worker.run();
-  // this process's API (if any) starts executions eagerly on this worker
+  const running = Promise.all(workers.map(({ worker }) => worker.run())).then(() => undefined);
+  exportQueueMetrics(
+    ctx.temporal,
+    t.namespace,
+    workers.map((w) => ({ pool: w.workload, taskQueue: w.taskQueue })),
+  );
+  for (const { worker, workload } of workers) exportWorkerSlots(worker, workload);
+  // this process's API (if any) starts executions eagerly on these workers
   ctx.temporalEager = new Client({
     connection,
-    namespace: ctx.config.temporal.namespace,
+    namespace: t.namespace,
     interceptors: { workflow: clientTracingInterceptors(ctx.tracing) },
   });
+  const dispatcher = startDispatcher(ctx, opts);
+  // a new deployment's first version becomes current (later ones wait for deploy:promote)
+  if (t.deployment) void adoptIfFirstVersion(ctx.temporal, t.namespace, t.deployment, ctx.logger);
+  if (t.workloads.includes('background'))
+    await ensureHousekeepingSchedule(ctx.temporal, t.taskQueues.background, ctx.logger, t.taskQueuePrefix);
+  return {
+    workers,
+    dispatcher,
+    running,
+    async stop() {
+      ctx.temporalEager = undefined;
+      await dispatcher.stop();
+      for (const { worker } of workers) {
+        forgetWorkerSlots(worker);
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+      }
+      await running.catch((error) => ctx.logger.error({ err: error }, 'worker stopped with an error'));
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+/** The event dispatcher (the outbox to Temporal), started unless `dispatch` is false. */
+function startDispatcher(ctx: AppContext, opts: { listen?: boolean; dispatch?: boolean }) {
   const outbox = {
     knex: ctx.orm.em.getConnection().getKnex(),
     temporal: ctx.temporal,
@@ -235,19 +276,7 @@ export async function startWorker(
     handlers: createOutboxHandlers(outbox),
   });
   if (opts.dispatch !== false) dispatcher.start();
-  await ensureHousekeepingSchedule(ctx.temporal, ctx.config.temporal.taskQueue, ctx.logger);
-  return {
-    worker,
-    dispatcher,
-    running,
-    async stop() {
-      ctx.temporalEager = undefined;
-      await dispatcher.stop();
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch((error) => ctx.logger.error({ err: error }, 'worker stopped with an error'));
-      await connection.close().catch(() => undefined);
-    },
-  };
+  return dispatcher;
 }
 
 export { closeServer, listen, onShutdownSignal } from './http-lifecycle';

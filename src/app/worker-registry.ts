@@ -1,23 +1,35 @@
 import path from 'node:path';
-import { type ActivityDeps, createActivities } from '../../activities';
+import { type ActivityDeps, POOL_ACTIVITIES } from '../../activities';
+import type { Workload } from '../temporal/task-queues';
 import type { WorkerRegistry } from '../temporal/worker';
 
-/** The prebuilt workflow bundle of `npm run build` (dist/workflow-bundle.js), used when present. */
-export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../workflow-bundle.js');
-/** The same with the OpenTelemetry workflow interceptors (dist/workflow-bundle-traced.js), for tracing. */
-export const TRACED_WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../workflow-bundle-traced.js');
-/** The workflows' source (workflows/index.ts), bundled by the worker when no prebuilt bundle exists. */
-export const WORKFLOWS_PATH = require.resolve('../../workflows');
+/**
+ * Where `npm run build` writes a pool's prebuilt workflow bundle (dist/workflow-bundle-<pool>.js,
+ * and -traced.js with the OpenTelemetry workflow interceptors), used when present. Tests point
+ * `WORKFLOW_BUNDLE_DIR` at bundles built once for the whole run.
+ */
+export function workflowBundlePath(
+  workload: Workload,
+  traced: boolean,
+  dir = process.env.WORKFLOW_BUNDLE_DIR ?? path.resolve(__dirname, '../..'),
+): string {
+  return path.join(dir, `workflow-bundle-${workload}${traced ? '-traced' : ''}.js`);
+}
+
+/** A pool's workflows' source (workflows/pools/<pool>.ts), bundled by the worker when no prebuilt bundle exists. */
+export function poolWorkflowsPath(workload: Workload): string {
+  return require.resolve(`../../workflows/pools/${workload}`);
+}
 
 /**
- * Everything a worker runs, in one place at the composition root: every area's activities (through
- * activities/index.ts) and every workflow (workflows/index.ts).
+ * Everything a pool's worker runs, in one place at the composition root: the pool's activities
+ * (activities/index.ts) and its workflows (workflows/pools/), each registered by this pool alone.
  */
-export function workerRegistry(deps: ActivityDeps): WorkerRegistry {
+export function workerRegistry(deps: ActivityDeps, workload: Workload): WorkerRegistry {
   return {
-    activities: createActivities(deps),
-    workflowBundlePath: WORKFLOW_BUNDLE_PATH,
-    tracedWorkflowBundlePath: TRACED_WORKFLOW_BUNDLE_PATH,
-    workflowsPath: WORKFLOWS_PATH,
+    activities: POOL_ACTIVITIES[workload](deps),
+    workflowBundlePath: workflowBundlePath(workload, false),
+    tracedWorkflowBundlePath: workflowBundlePath(workload, true),
+    workflowsPath: poolWorkflowsPath(workload),
   };
 }

@@ -18,7 +18,7 @@ export async function startAnalysisWorkflow(temporal: Client, config: Config, a:
   try {
     return await temporal.workflow.start<typeof analyzeSessionWorkflow>('analyzeSessionWorkflow', {
       workflowId: a.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.background,
       args: [{ analysisId: a.id }],
       typedSearchAttributes: [
         { key: AccountIdKey, value: a.accountId },

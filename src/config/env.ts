@@ -5,6 +5,7 @@ import { type LinksConfig, linksConfig, linksEnv } from './links';
 import { type OutboundConfig, outboundConfig, outboundEnv, outboundProblems } from './outbound';
 import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './telemetry';
 import { type TelephonyConfig, telephonyConfig, telephonyEnv } from './telephony';
+import { type TemporalConfig, temporalConfig, temporalEnv } from './temporal';
 
 /** Plans, shared by accounts, rate limits and plan limits. */
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -27,13 +28,7 @@ const envSchema = z.object({
   DATABASE_URL: optionalString,
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
 
-  TEMPORAL_ADDRESS: optionalString,
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('voice-platform'),
-  TEMPORAL_CLI_PATH: optionalString,
-  TEMPORAL_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
-  TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
-  TEMPORAL_UI_URL: optionalString,
+  ...temporalEnv,
   DEMO_MCP_PORT: z.coerce.number().int().min(0).max(65535).default(3100),
   DEMO_MCP: z.enum(['on', 'off']).default('on'),
 
@@ -144,15 +139,7 @@ export interface Config {
   /** `LOG_FORMAT`; unset: readable lines for `npm start` in a terminal, JSON lines otherwise. */
   logFormat?: 'json' | 'pretty';
   database: { url?: string; poolMax: number };
-  temporal: {
-    address?: string;
-    namespace: string;
-    taskQueue: string;
-    cliPath?: string;
-    devPort: number;
-    devUiPort: number;
-    uiUrl?: string;
-  };
+  temporal: TemporalConfig;
   encryption: { key?: string; previousKeys: string[] };
   links: LinksConfig;
   adminToken?: string;
@@ -233,15 +220,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX },
-    temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
-      taskQueue: e.TEMPORAL_TASK_QUEUE,
-      cliPath: e.TEMPORAL_CLI_PATH,
-      devPort: e.TEMPORAL_PORT,
-      devUiPort: e.TEMPORAL_UI_PORT,
-      uiUrl: e.TEMPORAL_UI_URL,
-    },
+    temporal: temporalConfig(e, e.NODE_ENV === 'production'),
     encryption: {
       key: e.ENCRYPTION_KEY,
       previousKeys: (e.ENCRYPTION_PREVIOUS_KEYS ?? '')

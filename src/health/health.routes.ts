@@ -40,7 +40,7 @@ export function mountHealth(app: Express, ctx: AppContext): void {
   const workerCheck = (): Promise<string> => {
     if (!deep || Date.now() - deep.at >= DEEP_CHECK_CACHE_MS) {
       const answer = withTimeout(
-        runSystemPingWorkflow(ctx.temporal, ctx.config.temporal.taskQueue),
+        runSystemPingWorkflow(ctx.temporal, ctx.config.temporal.taskQueues.background),
         CHECK_TIMEOUT_MS,
         'worker',
       ).then(

@@ -43,7 +43,7 @@ export async function startReviewWorkflow(temporal: Client, config: Config, r: R
   try {
     return await temporal.workflow.start<ReviewWorkflow>(WORKFLOW_TYPES[r.kind], {
       workflowId: r.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.background,
       args: [input],
       typedSearchAttributes: searchAttributes,
       memo: { dueBy: input.dueBy },

@@ -18,7 +18,7 @@ export async function startSessionWorkflow(temporal: Client, config: Config, s: 
   try {
     return await temporal.workflow.start<typeof voiceSessionWorkflow>('voiceSessionWorkflow', {
       workflowId: s.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.conversations,
       args: [
         {
           sessionId: s.id,

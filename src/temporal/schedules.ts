@@ -1,4 +1,9 @@
-import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import {
+  type Client,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+} from '@temporalio/client';
 import type { Logger } from '../logging/logger';
 
 /** One schedule per task queue, so it always targets workers of this deployment. */
@@ -6,10 +11,17 @@ export const housekeepingScheduleId = (taskQueue: string) => `housekeeping-${tas
 
 /**
  * The hourly `housekeeping` schedule (Temporal Web UI → Schedules): removes records that only
- * expire, such as abandoned OAuth authorizations. Created by the first worker that starts; an
- * existing schedule is left as it is (operators may pause it there).
+ * expire, such as abandoned OAuth authorizations. Created by the first `background` worker that
+ * starts; an existing schedule is left as it is (operators may pause it there). The schedule of the
+ * one queue before the pools (`housekeeping-<prefix>`, whose runs no worker would take) is deleted.
  */
-export async function ensureHousekeepingSchedule(client: Client, taskQueue: string, logger: Logger) {
+export async function ensureHousekeepingSchedule(
+  client: Client,
+  taskQueue: string,
+  logger: Logger,
+  queuePrefix?: string,
+) {
+  if (queuePrefix) await deleteSchedule(client, housekeepingScheduleId(queuePrefix), logger);
   const scheduleId = housekeepingScheduleId(taskQueue);
   try {
     await client.withDeadline(Date.now() + 10_000, () =>
@@ -31,5 +43,15 @@ export async function ensureHousekeepingSchedule(client: Client, taskQueue: stri
     if (error instanceof ScheduleAlreadyRunning) return;
     // not fatal: the next worker start tries again, and nothing depends on it within the hour
     logger.warn({ err: error, scheduleId }, 'could not create the housekeeping schedule');
+  }
+}
+
+async function deleteSchedule(client: Client, scheduleId: string, logger: Logger): Promise<void> {
+  try {
+    await client.withDeadline(Date.now() + 10_000, () => client.schedule.getHandle(scheduleId).delete());
+    logger.info({ scheduleId }, 'deleted the housekeeping schedule of the single task queue');
+  } catch (error) {
+    if (!(error instanceof ScheduleNotFoundError) && (error as { code?: number }).code !== 5)
+      logger.warn({ err: error, scheduleId }, 'could not delete the old housekeeping schedule');
   }
 }

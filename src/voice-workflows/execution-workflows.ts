@@ -20,7 +20,7 @@ export async function startExecutionWorkflow(
     return await temporal.workflow.start<typeof runVoiceWorkflow>('runVoiceWorkflow', {
       workflowId: input.executionId,
       requestEagerStart: opts.eager,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.executions,
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // Nodes run as local activities inside one workflow task; the worker reports progress (and

@@ -22,7 +22,7 @@ export async function startDeliveryWorkflow(temporal: Client, config: Config, d:
   try {
     return await temporal.workflow.start<typeof deliverWebhookWorkflow>('deliverWebhookWorkflow', {
       workflowId: d.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.deliveries,
       args: [
         {
           deliveryId: d.id,

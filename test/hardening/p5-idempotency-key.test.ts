@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { idempotentRequests } from '../../src/idempotency/idempotent-request';
 import { housekeepingScheduleId } from '../../src/temporal/schedules';
+import { taskQueuesFor } from '../../src/temporal/task-queues';
 import { TEST_ENV } from '../support/env';
 import { completeManifest } from '../support/personas';
 import { eventually, type Receiver, startReceiver } from '../support/receiver';
@@ -224,7 +225,9 @@ describe('P5: 24 hours', () => {
     expect([fresh.status, replayed(fresh)]).toEqual([201, false]);
     await age(25);
     expect(await db.execute('select 1 from idempotency_keys where key = ?', [key])).toHaveLength(1);
-    await app.ctx.temporal.schedule.getHandle(housekeepingScheduleId(TEST_ENV.taskQueue())).trigger();
+    await app.ctx.temporal.schedule
+      .getHandle(housekeepingScheduleId(taskQueuesFor(TEST_ENV.taskQueue()).background))
+      .trigger();
     await eventually(
       async () => (await db.execute('select 1 from idempotency_keys where key = ?', [key])).length === 0,
     );

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { buildContext, startWorker } from '../../src/app/runtime';
+import { bundleWorkflows } from '../../src/bin/bundle-workflows';
 import { loadConfig } from '../../src/config/env';
 import { ensureDatabaseExists } from '../../src/db/orm';
 import { createLogger } from '../../src/logging/logger';
@@ -13,7 +14,8 @@ import { startLlmDouble } from './llm-double';
 
 /**
  * Once per run: a real Temporal dev server on free ports, a fresh PostgreSQL database with the
- * migrations applied, and a real worker polling a run-specific task queue.
+ * migrations applied, the pools' workflow bundles, and a real worker polling the run-specific task
+ * queues.
  */
 export default async function globalSetup(): Promise<void> {
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', 'test-setup');
@@ -57,6 +59,10 @@ export default async function globalSetup(): Promise<void> {
       registerSearchAttributes: false,
     },
   );
+  // each pool's workflows bundled once for the run (a worker would bundle them at every start)
+  const bundleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-test-bundles-'));
+  process.env.WORKFLOW_BUNDLE_DIR = bundleDir;
+  await bundleWorkflows({ dir: bundleDir, traced: false, log: () => undefined });
   const worker = await startWorker(ctx, temporal.address);
 
   Object.assign(process.env, {
@@ -67,5 +73,13 @@ export default async function globalSetup(): Promise<void> {
     VP_TEST_TASK_QUEUE: taskQueue,
     VP_TEST_LLM_BASE_URL: llm.baseUrl,
   });
-  (globalThis as Record<string, unknown>).__VP_TEST__ = { temporal, ctx, worker, dbName, dataDir, llm };
+  (globalThis as Record<string, unknown>).__VP_TEST__ = {
+    temporal,
+    ctx,
+    worker,
+    dbName,
+    dataDir,
+    bundleDir,
+    llm,
+  };
 }

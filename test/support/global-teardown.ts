@@ -8,6 +8,7 @@ interface TestGlobals {
   worker: { stop(): Promise<void> };
   dbName: string;
   dataDir: string;
+  bundleDir: string;
   llm: { close(): Promise<void> };
 }
 
@@ -35,4 +36,5 @@ export default async function globalTeardown(): Promise<void> {
   await admin.query(`DROP DATABASE IF EXISTS "${g.dbName}" WITH (FORCE)`).catch(() => undefined);
   await admin.end();
   fs.rmSync(g.dataDir, { recursive: true, force: true });
+  fs.rmSync(g.bundleDir, { recursive: true, force: true });
 }

@@ -9,7 +9,8 @@ import { EventDispatcher } from '../../src/events/dispatcher';
 import { createLogger } from '../../src/logging/logger';
 import { startTemporalDevServer } from '../../src/temporal/dev-server';
 import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
-import { createWorker } from '../../src/temporal/worker';
+import { WORKLOADS } from '../../src/temporal/task-queues';
+import { createWorkerPools } from '../../src/temporal/worker';
 import { TEST_ADMIN_TOKEN, TEST_ENCRYPTION_KEY } from './env';
 import { createIsolatedDatabase } from './isolated-db';
 import { startTestApp, type TestApp } from './test-app';
@@ -107,17 +108,20 @@ export async function startOutageRig(label: string, appEnv: Record<string, strin
       temporal = await startTemporalDevServer(serverOpts);
     },
     runWorker: async () => {
-      const { worker, connection } = await createWorker({
-        registry: workerRegistry({ ...app.ctx, logger }),
+      const { workers: pools, connection } = await createWorkerPools({
+        pools: WORKLOADS.map((workload) => ({
+          workload,
+          taskQueue: app.ctx.config.temporal.taskQueues[workload],
+          registry: workerRegistry({ ...app.ctx, logger }, workload),
+        })),
         logger,
         address: temporal.address,
         namespace: 'default',
-        taskQueue: queue,
       });
-      const running = worker.run();
+      const running = Promise.all(pools.map(({ worker }) => worker.run()));
       const stop = async () => {
         if (!workers.delete(stop)) return;
-        worker.shutdown();
+        for (const { worker } of pools) worker.shutdown();
         await running;
         await connection.close();
       };

@@ -17,7 +17,7 @@ export async function startRemovalWorkflow(
   try {
     return await temporal.workflow.start<RemovalWorkflow>('removeMarketplaceItemWorkflow', {
       workflowId: r.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.background,
       args: [input],
       typedSearchAttributes: [{ key: AccountIdKey, value: r.publisherId }],
       memo: { removesAt: input.removesAt, itemId: r.itemId },

@@ -29,7 +29,7 @@ export async function startCallWorkflow(temporal: Client, config: Config, c: Cal
   try {
     return await temporal.workflow.start<typeof phoneCallWorkflow>('phoneCallWorkflow', {
       workflowId: c.id,
-      taskQueue: config.temporal.taskQueue,
+      taskQueue: config.temporal.taskQueues.conversations,
       args: [
         {
           callId: c.id,
