@@ -1,0 +1,34 @@
+import type { YamlMap, YamlValue } from './yaml';
+
+/**
+ * The Temporal server's dynamic config for the cluster, each value with why it is set. The cluster
+ * writes it to the file every service reads (`dynamicConfigClient`), and docker-compose.yml mounts
+ * the same values (checked by scripts/check-compose.mjs).
+ */
+export const TEMPORAL_DYNAMIC_CONFIG: Record<string, { value: YamlValue; why: string }> = {
+  'frontend.enableServerVersionCheck': {
+    value: false,
+    why: 'no periodic version check calling temporal.io (as the dev server is started)',
+  },
+  'system.enableDeploymentVersions': {
+    value: true,
+    why:
+      'Worker Deployments (versioning v3), which the workers use (WORKER_DEPLOYMENT_NAME): ' +
+      'on by default in 1.29.1, pinned so that a changed default cannot turn it off',
+  },
+  'frontend.workerVersioningWorkflowAPIs': {
+    value: true,
+    why: 'versioning in the workflow APIs (pinned conversations): on by default in 1.29.1, pinned',
+  },
+  'frontend.enableUpdateWorkflowExecution': {
+    value: true,
+    why: 'workflow updates (a session turn, a call hang-up): on by default in 1.29.1, pinned',
+  },
+};
+
+/** The dynamic config file's content: `key: [{ value }]` for every setting (no constraints). */
+export function dynamicConfigDocument(): YamlMap {
+  return Object.fromEntries(
+    Object.entries(TEMPORAL_DYNAMIC_CONFIG).map(([key, { value }]) => [key, [{ value }]]),
+  );
+}
