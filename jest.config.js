@@ -38,7 +38,8 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.unit\\.test\\.ts$'],
+      // the cluster tier (jest.cluster.config.js) starts its own topology
+      testPathIgnorePatterns: ['/node_modules/', '\\.unit\\.test\\.ts$', '/test/cluster/'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

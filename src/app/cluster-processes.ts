@@ -49,6 +49,11 @@ export interface PlatformProcesses {
   databaseUrl: string;
   deploymentName?: string;
   buildId: string;
+  /**
+   * Starts one more worker process per pool as another build (a rolling deploy's next version,
+   * docs/operations.md "Deploys"): resolves once each polls; stopped with the others.
+   */
+  startWorkerVersion(buildId: string): Promise<Record<Workload, ManagedProcess[]>>;
   /** Stops the APIs, then the workers. */
   stop(): Promise<void>;
 }
@@ -92,9 +97,18 @@ export async function startPlatformProcesses(opts: PlatformProcessesOptions): Pr
   const workers = workerProcesses({ ...spawnOptions, perPool: opts.workersPerPool ?? 1 });
   const apis = await apiInstances({ ...spawnOptions, preferredPorts: opts.apiPorts });
   const all = [...apis.map((api) => api.process), ...Object.values(workers).flat()];
+  const versions: Record<Workload, ManagedProcess[]>[] = [workers];
   const stop = async () => {
     await Promise.all(apis.map((api) => api.process.stop()));
-    await Promise.all(Object.values(workers).flatMap((pool) => pool.map((p) => p.stop())));
+    const everyWorker = versions.flatMap((version) => Object.values(version).flat());
+    await Promise.all(everyWorker.map((p) => p.stop()));
+  };
+  const startWorkerVersion = async (next: string) => {
+    const env = { ...spawnOptions.env, WORKER_BUILD_ID: next };
+    const started = workerProcesses({ ...spawnOptions, env, perPool: 1, suffix: next });
+    versions.push(started);
+    await Promise.all(Object.values(started).flatMap((pool) => pool.map((p) => p.start())));
+    return started;
   };
   try {
     const results = await Promise.allSettled(all.map((p) => p.start()));
@@ -116,6 +130,7 @@ export async function startPlatformProcesses(opts: PlatformProcessesOptions): Pr
     databaseUrl,
     deploymentName,
     buildId,
+    startWorkerVersion,
     stop,
   };
 }
@@ -136,11 +151,13 @@ interface SpawnOptions {
 }
 
 /** One process per pool (or `perPool`), ready once it logs "worker polling" (its workers run). */
-function workerProcesses(opts: SpawnOptions & { perPool: number }): Record<Workload, ManagedProcess[]> {
+function workerProcesses(
+  opts: SpawnOptions & { perPool: number; suffix?: string },
+): Record<Workload, ManagedProcess[]> {
   const byPool = Object.fromEntries(WORKLOADS.map((pool) => [pool, [] as ManagedProcess[]]));
   for (const { name, pool, workerTaskQueues } of CLUSTER_TOPOLOGY.workers) {
     for (let i = 1; i <= opts.perPool; i++) {
-      const processName = opts.perPool === 1 ? name : `${name}-${i}`;
+      const processName = `${opts.perPool === 1 ? name : `${name}-${i}`}${opts.suffix ? `-${opts.suffix}` : ''}`;
       byPool[pool]!.push(
         new ManagedProcess({
           name: processName,
