@@ -5,7 +5,13 @@ import { POOL_ACTIVITIES } from '../activities';
 import { loadConfig } from '../src/config/env';
 import { temporalConfig, temporalEnv } from '../src/config/temporal';
 import { defaultBuildId } from '../src/temporal/deployment';
-import { parseWorkerWorkloads, taskQueuesFor, WORKLOADS, type Workload } from '../src/temporal/task-queues';
+import {
+  parseWorkerWorkloads,
+  queuesToServe,
+  taskQueuesFor,
+  WORKLOADS,
+  type Workload,
+} from '../src/temporal/task-queues';
 import * as allWorkflows from '../workflows';
 
 /** Anything, any depth: the activity factories bind to their dependencies without using them. */

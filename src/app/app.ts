@@ -20,7 +20,7 @@ import type { SessionStreams } from '../sessions';
 import { httpTelemetry } from '../telemetry/http';
 import { TELEPHONY_ROOT, telephonyWebhooks } from '../telephony';
 import { exportQueueMetrics } from '../temporal/queue-metrics';
-import { WORKLOADS } from '../temporal/task-queues';
+import { queuesToServe, WORKLOADS } from '../temporal/task-queues';
 import { API_ROOTS, type ApiRoots, createApiRoots } from './api-roots';
 import { mountAreaRoutes } from './routes';
 import { streamUpgrades } from './stream-upgrades';
@@ -30,8 +30,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** One Express app serving every API root (docs/api-contract.md "API roots and credentials"), plus health, OpenAPI and docs. */
 /** The backlog of every queue this API starts work on, for an autoscaler (operations.md "Scaling signals"). */
 function exportEveryQueue(ctx: AppContext): void {
-  const { taskQueues, namespace } = ctx.config.temporal;
-  const queues = WORKLOADS.map((pool) => ({ pool, taskQueue: taskQueues[pool] }));
+  const { taskQueues, namespace, queueLayout: layout } = ctx.config.temporal;
+  const queues = queuesToServe({ layout, taskQueues, workloads: WORKLOADS });
   exportQueueMetrics(ctx.temporal, namespace, queues);
 }
 

@@ -28,6 +28,7 @@ import { exportQueueMetrics, exportWorkerSlots, forgetWorkerSlots } from '../tem
 import { registerSearchAttributes } from '../temporal/register-search-attributes';
 import { ensureHousekeepingSchedule } from '../temporal/schedules';
 import { SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { queuesToServe } from '../temporal/task-queues';
 import { createWorkerPools } from '../temporal/worker';
 import { SpeechSynthesizer } from '../voices/speech';
 import { entities } from './entities';
@@ -216,11 +217,9 @@ export async function startWorker(
     callSessions: callSessionDriver(ctx),
   };
   const { workers, connection } = await createWorkerPools({
-    pools: t.workloads.map((workload) => ({
-      workload,
-      taskQueue: t.taskQueues[workload],
-      registry: workerRegistry(deps, workload),
-    })),
+    pools: queuesToServe({ layout: t.queueLayout, taskQueues: t.taskQueues, workloads: t.workloads }).map(
+      ({ pool, taskQueue }) => ({ workload: pool, taskQueue, registry: workerRegistry(deps, pool) }),
+    ),
     logger: ctx.logger,
     address: temporalAddress,
     namespace: t.namespace,
@@ -243,8 +242,10 @@ export async function startWorker(
   const dispatcher = startDispatcher(ctx, opts);
   // a new deployment's first version becomes current (later ones wait for deploy:promote)
   if (t.deployment) void adoptIfFirstVersion(ctx.temporal, t.namespace, t.deployment, ctx.logger);
-  if (t.workloads.includes('background'))
-    await ensureHousekeepingSchedule(ctx.temporal, t.taskQueues.background, ctx.logger, t.taskQueuePrefix);
+  // the first background worker; with pools, the single queue's old schedule goes
+  const oldSchedule = t.queueLayout === 'pools' ? t.taskQueuePrefix : undefined;
+  if (t.queueLayout === 'shared' || t.workloads.includes('background'))
+    await ensureHousekeepingSchedule(ctx.temporal, t.taskQueues.background, ctx.logger, oldSchedule);
   return {
     workers,
     dispatcher,

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { type ActivityDeps, POOL_ACTIVITIES } from '../../activities';
-import type { Workload } from '../temporal/task-queues';
+import { type ActivityDeps, createActivities, POOL_ACTIVITIES } from '../../activities';
+import type { WorkerPool } from '../temporal/task-queues';
 import type { WorkerRegistry } from '../temporal/worker';
 
 /**
@@ -9,25 +9,31 @@ import type { WorkerRegistry } from '../temporal/worker';
  * `WORKFLOW_BUNDLE_DIR` at bundles built once for the whole run.
  */
 export function workflowBundlePath(
-  workload: Workload,
+  workload: WorkerPool,
   traced: boolean,
   dir = process.env.WORKFLOW_BUNDLE_DIR ?? path.resolve(__dirname, '../..'),
 ): string {
   return path.join(dir, `workflow-bundle-${workload}${traced ? '-traced' : ''}.js`);
 }
 
-/** A pool's workflows' source (workflows/pools/<pool>.ts), bundled by the worker when no prebuilt bundle exists. */
-export function poolWorkflowsPath(workload: Workload): string {
-  return require.resolve(`../../workflows/pools/${workload}`);
+/**
+ * A pool's workflows' source (workflows/pools/<pool>.ts; the shared queue's: every workflow,
+ * workflows/index.ts), bundled by the worker when no prebuilt bundle exists.
+ */
+export function poolWorkflowsPath(workload: WorkerPool): string {
+  return workload === 'shared'
+    ? require.resolve('../../workflows')
+    : require.resolve(`../../workflows/pools/${workload}`);
 }
 
 /**
  * Everything a pool's worker runs, in one place at the composition root: the pool's activities
- * (activities/index.ts) and its workflows (workflows/pools/), each registered by this pool alone.
+ * (activities/index.ts) and its workflows (workflows/pools/), each registered by this pool alone;
+ * on the shared queue, every workflow and activity.
  */
-export function workerRegistry(deps: ActivityDeps, workload: Workload): WorkerRegistry {
+export function workerRegistry(deps: ActivityDeps, workload: WorkerPool): WorkerRegistry {
   return {
-    activities: POOL_ACTIVITIES[workload](deps),
+    activities: workload === 'shared' ? createActivities(deps) : POOL_ACTIVITIES[workload](deps),
     workflowBundlePath: workflowBundlePath(workload, false),
     tracedWorkflowBundlePath: workflowBundlePath(workload, true),
     workflowsPath: poolWorkflowsPath(workload),

@@ -7,7 +7,7 @@ import { writeBuildInfo } from '../temporal/deployment';
 import { WORKLOADS } from '../temporal/task-queues';
 
 /**
- * Prebuilds each pool's workflow bundles (no webpack at worker start): the plain one, and the traced
+ * Prebuilds each pool's workflow bundles, and the shared queue's (no webpack at worker start): the plain one, and the traced
  * one (with the OpenTelemetry workflow interceptors) that workers use when tracing is on. They go
  * beside the compiled code (dist/), or into `WORKFLOW_BUNDLE_DIR` when it is set (the tests').
  */
@@ -16,7 +16,7 @@ export async function bundleWorkflows(
 ): Promise<void> {
   const dir = opts.dir ?? process.env.WORKFLOW_BUNDLE_DIR ?? path.resolve(__dirname, '../../dist');
   const log = opts.log ?? console.log;
-  for (const workload of WORKLOADS) {
+  for (const workload of [...WORKLOADS, 'shared' as const]) {
     for (const traced of opts.traced === false ? [false] : [false, true]) {
       const { code } = await bundleWorkflowCode({
         workflowsPath: poolWorkflowsPath(workload),

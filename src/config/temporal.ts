@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { type DeploymentVersion, defaultBuildId } from '../temporal/deployment';
-import { parseWorkerWorkloads, type TaskQueues, taskQueuesFor, type Workload } from '../temporal/task-queues';
+import {
+  parseWorkerWorkloads,
+  QUEUE_LAYOUTS,
+  type QueueLayout,
+  type TaskQueues,
+  taskQueuesFor,
+  type Workload,
+} from '../temporal/task-queues';
 
 const optionalString = z
   .string()
@@ -16,6 +23,7 @@ export const temporalEnv = {
   TEMPORAL_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
   TEMPORAL_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
   TEMPORAL_UI_URL: optionalString,
+  TEMPORAL_QUEUE_LAYOUT: z.enum(QUEUE_LAYOUTS).default('pools'),
   WORKER_DEPLOYMENT_NAME: optionalString,
   WORKER_BUILD_ID: optionalString.pipe(z.string().max(255).optional()),
   WORKER_TASK_QUEUES: z
@@ -45,6 +53,8 @@ export interface TemporalConfig {
   namespace: string;
   /** The queues' prefix (`TEMPORAL_TASK_QUEUE`). */
   taskQueuePrefix: string;
+  /** A queue per pool, or one shared queue (`TEMPORAL_QUEUE_LAYOUT`). */
+  queueLayout: QueueLayout;
   taskQueues: TaskQueues;
   workloads: Workload[];
   /**
@@ -70,7 +80,8 @@ export function temporalConfig(e: TemporalEnv, production: boolean): TemporalCon
     address: e.TEMPORAL_ADDRESS,
     namespace: e.TEMPORAL_NAMESPACE,
     taskQueuePrefix: e.TEMPORAL_TASK_QUEUE,
-    taskQueues: taskQueuesFor(e.TEMPORAL_TASK_QUEUE),
+    queueLayout: e.TEMPORAL_QUEUE_LAYOUT,
+    taskQueues: taskQueuesFor(e.TEMPORAL_TASK_QUEUE, e.TEMPORAL_QUEUE_LAYOUT),
     workloads: e.WORKER_TASK_QUEUES,
     deployment: deploymentName
       ? { deploymentName, buildId: e.WORKER_BUILD_ID ?? defaultBuildId() }

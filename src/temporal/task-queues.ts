@@ -15,9 +15,34 @@ export type Workload = (typeof WORKLOADS)[number];
 /** Each workload's task queue. */
 export type TaskQueues = Readonly<Record<Workload, string>>;
 
-/** The task queues under `prefix` (`TEMPORAL_TASK_QUEUE`): `<prefix>-conversations` and so on. */
-export function taskQueuesFor(prefix: string): TaskQueues {
-  return Object.fromEntries(WORKLOADS.map((w) => [w, `${prefix}-${w}`])) as Record<Workload, string>;
+/**
+ * How work is laid out on task queues (`TEMPORAL_QUEUE_LAYOUT`): a queue per pool (the default), or
+ * every workload on one shared queue, `<prefix>` itself (the layout before pools; a small
+ * deployment's, and the contrast `bench:cluster` measures the pools against).
+ */
+export const QUEUE_LAYOUTS = ['pools', 'shared'] as const;
+export type QueueLayout = (typeof QUEUE_LAYOUTS)[number];
+
+/** The pool a worker serves: one of the workloads, or `shared`, every workload on the one queue. */
+export type WorkerPool = Workload | 'shared';
+
+/** The task queues under `prefix` (`TEMPORAL_TASK_QUEUE`): `<prefix>-conversations` and so on, or all `<prefix>`. */
+export function taskQueuesFor(prefix: string, layout: QueueLayout = 'pools'): TaskQueues {
+  const queue = (w: Workload) => (layout === 'shared' ? prefix : `${prefix}-${w}`);
+  return Object.fromEntries(WORKLOADS.map((w) => [w, queue(w)])) as Record<Workload, string>;
+}
+
+/**
+ * The queues a worker serving `workloads` polls, each with its pool: one per workload, or, with the
+ * shared layout, the one queue for every workload (`WORKER_TASK_QUEUES` then has nothing to split).
+ */
+export function queuesToServe(opts: {
+  layout: QueueLayout;
+  taskQueues: TaskQueues;
+  workloads: readonly Workload[];
+}): { pool: WorkerPool; taskQueue: string }[] {
+  if (opts.layout === 'shared') return [{ pool: 'shared', taskQueue: opts.taskQueues.background }];
+  return opts.workloads.map((pool) => ({ pool, taskQueue: opts.taskQueues[pool] }));
 }
 
 const WorkloadNames = z
