@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { startWorker } from '../src/app/runtime';
+import { REST_TURN_CLAIM_MS } from '../src/sessions/turn/rest-turn';
 import { claimTurn, releaseTurn } from '../src/sessions/turn-claims';
 import { turnUpdate } from '../workflows/messages';
 import { TEST_ENV } from './support/env';
@@ -190,6 +191,40 @@ describe('concurrent turns on one session, API and worker in one process', () =>
     expect(await claimTurn(app.ctx, first)).toBe(true);
     await releaseTurn(app.ctx, first);
   });
+  it('a REST turn holds its session for 15 s at a time, renewed while it runs (a dead API process frees it within 15 s)', async () => {
+    const dev = await newDeveloper(app, 'renewed');
+    const persona = await call(app.baseUrl, 'POST', '/api/v1/developers/personas', {
+      token: dev.token,
+      body: { manifest: completeManifest('renewed-agent') },
+    });
+    const started = await call(app.baseUrl, 'POST', '/api/v2/developers/sessions', {
+      token: dev.testKey,
+      body: { personaId: persona.body.persona.id, userId: 'renewed' },
+    });
+    const sessionId = started.body.data.id as string;
+    llm.script(() => ({ content: 'A slow answer.', delayMs: REST_TURN_CLAIM_MS / 3 + 1_500 }));
+    const turn = call(app.baseUrl, 'POST', `/api/v2/developers/sessions/${sessionId}/turns`, {
+      token: dev.testKey,
+      body: { text: 'Take your time' },
+    });
+    const knex = app.ctx.orm.em.fork().getConnection();
+    const reach = async () => {
+      const [row] = await knex.execute(
+        'select (extract(epoch from expires_at - now()) * 1000)::float8 as ms, expires_at from session_turn_claims where session_id = ?',
+        [sessionId],
+      );
+      return row as { ms: number; expires_at: Date };
+    };
+    await new Promise((r) => setTimeout(r, 500));
+    const early = await reach();
+    expect(early.ms).toBeLessThanOrEqual(REST_TURN_CLAIM_MS);
+    await new Promise((r) => setTimeout(r, REST_TURN_CLAIM_MS / 3 + 500));
+    const later = await reach();
+    expect(later.ms).toBeLessThanOrEqual(REST_TURN_CLAIM_MS);
+    expect(new Date(later.expires_at).getTime()).toBeGreaterThan(new Date(early.expires_at).getTime());
+    expect((await turn).status).toBe(200);
+    llm.script(undefined);
+  }, 30_000);
 });
 
 describe('concurrent turns on one session, API and worker in two processes', () => {

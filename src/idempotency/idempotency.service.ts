@@ -6,11 +6,13 @@ import type { Owner } from '../common/owner';
 export const KEY_LIFETIME_HOURS = 24;
 
 /**
- * An in-flight row not completed for this long was left by a process that died mid-request, and the
- * next request with the same key and body takes it over. Longer than any create route takes to
- * answer (an execution that waits answers within its `timeoutMs`, at most 120 s).
+ * An in-flight row not renewed for this long was left by a process that died mid-request, and the
+ * next request with the same key and body takes it over. The request holding a key renews it every
+ * RENEW_CLAIM_EVERY_MS while it runs (an execution that waits may run 120 s), so a client retrying
+ * after its API process died is answered within seconds, not after the longest request's time.
  */
-export const ABANDONED_AFTER_S = 180;
+export const ABANDONED_AFTER_S = 30;
+export const RENEW_CLAIM_EVERY_MS = 5_000;
 
 /** What the first look at a key decided. */
 export type Claim =
@@ -121,6 +123,15 @@ export class IdempotencyKeys {
       `update idempotency_keys set state = 'completed', status = ?, response_ciphertext = ?, updated_at = now()
         where id = ? and claim = ? and state = 'in_flight' returning id`,
       [answer.status, ciphertext, held.id, held.claim],
+    );
+    return updated.length > 0;
+  }
+
+  /** Marks a claimed key's request as still running (see ABANDONED_AFTER_S). False when the claim was lost. */
+  async renew(held: { id: string; claim: string }): Promise<boolean> {
+    const updated = await this.connection.execute<{ id: string }[]>(
+      `update idempotency_keys set updated_at = now() where id = ? and claim = ? and state = 'in_flight' returning id`,
+      [held.id, held.claim],
     );
     return updated.length > 0;
   }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CoreContext } from '../common/context';
 import type { Owner } from '../common/owner';
 import { ApiError, conflict } from '../http/errors';
-import { IdempotencyKeys } from './idempotency.service';
+import { IdempotencyKeys, RENEW_CLAIM_EVERY_MS } from './idempotency.service';
 
 /** The request header, as Express names it (lower case). */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -122,6 +122,11 @@ export function idempotentRequests(ctx: Pick<CoreContext, 'orm' | 'encryptor' | 
       return undefined;
     }
     let answer: RouteAnswer | undefined;
+    const renewal = setInterval(() => {
+      keys.renew(claim).catch((err: unknown) => {
+        ctx.logger.warn({ err }, 'could not renew the claim of an idempotent request');
+      });
+    }, RENEW_CLAIM_EVERY_MS);
     try {
       answer = await run();
     } catch (error) {
@@ -133,6 +138,8 @@ export function idempotentRequests(ctx: Pick<CoreContext, 'orm' | 'encryptor' | 
         });
       }
       throw error;
+    } finally {
+      clearInterval(renewal);
     }
     // a handler that wrote its answer itself left nothing to replay: forget the key
     if (!answer) await keys.release(claim);

@@ -59,3 +59,23 @@ export async function renewClaim(
   )([claim.ttlMs / 1000, claim.sessionId, claim.claimId]);
   return rows.length === 1;
 }
+
+/**
+ * A turn's claim kept alive while its holder runs the turn: renewed every third of `ttlMs`, so a
+ * holder that dies mid-turn (its API process or worker killed) stops renewing and the claim lapses
+ * within `ttlMs`, not after the turn's longest possible wait. Returns the function that stops it.
+ */
+export function keepClaimRenewed(
+  ctx: CoreContext,
+  claim: { sessionId: string; claimId: string; ttlMs: number },
+): () => void {
+  const renewal = setInterval(() => {
+    renewClaim(ctx, claim).catch((error) =>
+      ctx.logger.warn(
+        { err: error, sessionId: claim.sessionId },
+        'could not renew the turn claim; it may lapse',
+      ),
+    );
+  }, claim.ttlMs / 3);
+  return () => clearInterval(renewal);
+}

@@ -6,7 +6,7 @@ import { TurnHold } from './turn/turn-hold';
 import { silentListener } from './turn/turn-listener';
 import { claimTurnSession } from './turn/turn-session';
 import { recordTurnInWorkflow } from './turn/turn-store';
-import { releaseTurn, renewClaim } from './turn-claims';
+import { keepClaimRenewed, releaseTurn } from './turn-claims';
 import type { TurnRecord } from './turn-types';
 import { workflowError } from './workflow-errors';
 
@@ -34,11 +34,7 @@ export async function takeTurnOnce(
   const loaded = await claimTurnSession(ctx, claim);
   if (!loaded)
     throw conflict(`Session ${sessionId} is answering another turn; send the turn once it is answered`);
-  const renewal = setInterval(() => {
-    renewClaim(ctx, claim).catch((error) =>
-      ctx.logger.warn({ err: error, sessionId }, 'could not renew the turn claim; it may lapse'),
-    );
-  }, STEP_TURN_CLAIM_MS / 3);
+  const stopRenewing = keepClaimRenewed(ctx, claim);
   // held while the model answers, so that the session's idle timer waits for the turn (the same
   // turn's hold when the step runs again: its id is the turn's)
   const hold = new TurnHold(ctx, sessionId, turnId);
@@ -69,7 +65,7 @@ export async function takeTurnOnce(
     // a workflow not found is one still starting (Temporal was down when the session began): retried
     workflowError(error, { id: sessionId, workflowStartedAt: null });
   } finally {
-    clearInterval(renewal);
+    stopRenewing();
     hold.release(recorded !== undefined);
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { RENEW_CLAIM_EVERY_MS } from '../../src/idempotency/idempotency.service';
 import { idempotentRequests } from '../../src/idempotency/idempotent-request';
 import { housekeepingScheduleId } from '../../src/temporal/schedules';
 import { taskQueuesFor } from '../../src/temporal/task-queues';
@@ -208,6 +209,42 @@ describe('P5: what is and is not remembered', () => {
     release();
     await stuck;
   });
+  it('a key whose request still runs is renewed every 5 s, so it is never taken over while it runs', async () => {
+    const run = idempotentRequests(app.ctx);
+    const req = { method: 'POST', originalUrl: '/z', query: {}, body: {} } as unknown as Request;
+    const res = { setHeader: () => undefined, locals: {} } as unknown as Response;
+    const owner = { accountId: dev.publisherId, environment: 'test' as const };
+    const key = randomUUID();
+    let release!: () => void;
+    const running = run(
+      req,
+      res,
+      owner,
+      key,
+      () => new Promise((resolve) => (release = () => resolve(undefined))),
+    );
+    const knex = app.ctx.orm.em.fork().getConnection();
+    // as if it had not been marked for an hour: the next renewal marks it again
+    await new Promise((r) => setTimeout(r, 100));
+    await knex.execute(`update idempotency_keys set updated_at = now() - interval '1 hour' where key = ?`, [
+      key,
+    ]);
+    const renewedWithin = Date.now() + RENEW_CLAIM_EVERY_MS + 2_000;
+    for (;;) {
+      const [row] = await knex.execute(
+        `select updated_at > now() - interval '1 minute' as fresh from idempotency_keys where key = ?`,
+        [key],
+      );
+      if (row.fresh) break;
+      if (Date.now() > renewedWithin) throw new Error('the running request did not renew its key');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await expect(run(req, res, owner, key, async () => ({ status: 201, body: {} }))).rejects.toThrow(
+      /in progress/,
+    );
+    release();
+    await running;
+  }, 20_000);
 });
 
 describe('P5: 24 hours', () => {

@@ -7,19 +7,21 @@ import type { Session } from '../session.entity';
 import { sessionVoiceId } from '../session-stack';
 import type { TurnInput, TurnViewShape } from '../sessions.schemas';
 import { keepMp3 } from '../stream/recordings';
-import { releaseTurn } from '../turn-claims';
+import { keepClaimRenewed, releaseTurn } from '../turn-claims';
 import type { TurnRecord } from '../turn-types';
 import { workflowError } from '../workflow-errors';
 import { answerTurn } from './answer-turn';
 import { TurnHold } from './turn-hold';
 import { silentListener } from './turn-listener';
 import { claimTurnSession } from './turn-session';
-import { recordTurnInWorkflow, UPDATE_WAIT_MS } from './turn-store';
+import { recordTurnInWorkflow } from './turn-store';
 
-/** A turn's claim outlives its longest wait by this much, then lapses (its API process died mid-turn). */
-const TURN_CLAIM_MARGIN_MS = 10_000;
-/** A turn may wait for a tool round, a command and its record: the claim covers them all. */
-const TURN_CLAIM_MS = 3 * UPDATE_WAIT_MS + TURN_CLAIM_MARGIN_MS;
+/**
+ * A REST turn holds its session for this long, renewed every third of it while the turn runs (a tool
+ * round, a command and the record may each wait UPDATE_WAIT_MS): an API process that dies mid-turn
+ * stops renewing, and the session takes its next turn within seconds (docs/sessions.md).
+ */
+export const REST_TURN_CLAIM_MS = 15_000;
 
 /**
  * POST /sessions/:id/turns, a client of the turn engine that does not stream: the session is claimed
@@ -34,13 +36,14 @@ export async function takeTurn(
   res?: Response,
 ): Promise<TurnViewShape> {
   const turnId = randomUUID();
-  const claim = { sessionId: session.id, claimId: turnId, ttlMs: TURN_CLAIM_MS };
+  const claim = { sessionId: session.id, claimId: turnId, ttlMs: REST_TURN_CLAIM_MS };
   const loaded = await claimTurnSession(ctx, claim);
   if (!loaded) {
     throw conflict(
       `Session ${session.id} is answering another turn (or a live stream holds it); send the next turn once it is answered`,
     );
   }
+  const stopRenewing = keepClaimRenewed(ctx, claim);
   let turn: TurnRecord | undefined;
   // held while the model answers, so that the session's idle timer waits for the turn
   const hold = new TurnHold(ctx, session.id, turnId);
@@ -70,6 +73,7 @@ export async function takeTurn(
     );
     workflowError(error, session, res);
   } finally {
+    stopRenewing();
     hold.release(turn !== undefined);
   }
   return input.audio ? withSpokenReply(ctx, session, loaded.manifest, turn) : turn;
