@@ -73,6 +73,19 @@ describe('WORKER_TASK_QUEUES: the pools a worker process serves', () => {
     expect(config.temporal.taskQueues.background).toBe('acme-background');
     expect(config.temporal.workloads).toEqual(['background']);
   });
+
+  it('polls a queue per pool served, or with TEMPORAL_QUEUE_LAYOUT=shared the one queue for everything', () => {
+    const workloads = ['conversations', 'deliveries'] as const;
+    expect(queuesToServe({ layout: 'pools', taskQueues: taskQueuesFor('vp'), workloads })).toEqual([
+      { pool: 'conversations', taskQueue: 'vp-conversations' },
+      { pool: 'deliveries', taskQueue: 'vp-deliveries' },
+    ]);
+    const shared = taskQueuesFor('vp', 'shared');
+    expect(new Set(Object.values(shared))).toEqual(new Set(['vp']));
+    expect(queuesToServe({ layout: 'shared', taskQueues: shared, workloads })).toEqual([
+      { pool: 'shared', taskQueue: 'vp' },
+    ]);
+  });
 });
 
 describe('what each pool registers', () => {
