@@ -1,187 +1,79 @@
 /**
- * bench:cluster (docs/performance.md "On the cluster"): the production topology of `npm run
- * cluster` (a Temporal cluster on PostgreSQL, two API processes, a worker process per pool), the
- * platform run twice on it: with a task queue per pool, and with every workload on one shared queue
- * (TEMPORAL_QUEUE_LAYOUT=shared), as the contrast.
+ * bench:cluster (docs/performance.md "On the cluster", docs/capacity.md): the production topology of
+ * `npm run cluster` (a Temporal cluster of four services on PostgreSQL, two API processes, worker
+ * processes per pool from dist/), one Temporal cluster for the whole run and a fresh platform on it
+ * for each phase. `npm run bench:cluster -- [phase …]` runs the phases named, else all of them:
  *
- * Each run: a live session's REST turn timed alone (the floor of the same run), then while
- * BENCH_DELIVERIES webhook deliveries (2 000) are queued behind a receiver that takes 200 ms each.
- * Target: with pools, the turn's p95 under the flood ≤ 1.2 × its p95 alone.
+ * - turns: a live turn's p95 with 2 000 deliveries queued against alone (pools, pools with the
+ *   deliveries pool at the lowest CPU priority, one shared queue); bench/cluster-turns.ts
+ * - throughput: webhook deliveries per second with 1, 2 and 3 delivery workers; bench/cluster-throughput.ts
+ * - chaos: every process kind killed under load, the database cut; recovery time per fault and the
+ *   exactly-once tally; bench/cluster-chaos.ts
+ * - capacity: CPU per conversation-second and per turn, per component; bench/cluster-capacity.ts
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { Client as PgClient } from 'pg';
-import { startPlatformProcesses } from '../src/app/cluster-processes';
-import { signDevToken } from '../src/auth/dev-idp';
+import type { Logger } from 'pino';
 import { createLogger } from '../src/logging/logger';
 import {
   dropTemporalDatabases,
   freshTemporalDatabases,
   LOCAL_POSTGRES,
 } from '../src/temporal/cluster/schema';
-import { startTemporalCluster } from '../src/temporal/cluster/temporal-cluster';
+import { startTemporalCluster, type TemporalCluster } from '../src/temporal/cluster/temporal-cluster';
 import { startLlmDouble } from '../test/support/llm-double';
-import { completeManifest } from '../test/support/personas';
-import { call } from '../test/support/test-app';
-import { latencyStats } from './support';
+import { capacityPhase } from './cluster-capacity';
+import { chaosPhase } from './cluster-chaos';
+import type { ClusterTarget } from './cluster-rig';
+import { throughputPhase } from './cluster-throughput';
+import { turnsPhase } from './cluster-turns';
 
-const TURNS = Number(process.env.BENCH_TURNS ?? 30);
-const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
-const ROOT = path.resolve(__dirname, '..');
-const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'bench-cluster');
-const ms = (n: number) => `${n.toFixed(1).padStart(7)} ms`;
+type Phase = (ctx: {
+  target: ClusterTarget;
+  temporal: TemporalCluster;
+  logger: Logger;
+  llm: Awaited<ReturnType<typeof startLlmDouble>>;
+}) => Promise<void>;
 
-/** A webhook receiver that answers 200 after `delayMs` (a slow but healthy endpoint). */
-async function slowReceiver(delayMs: number) {
-  let received = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () =>
-      setTimeout(() => {
-        received++;
-        res.writeHead(200).end('ok');
-      }, delayMs),
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
-    received: () => received,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-type Layout = 'pools' | 'shared';
-
-/** One layout on the running Temporal cluster: the turn alone, then under the flood. */
-async function measureLayout(
-  layout: Layout,
-  temporal: { address: string; namespace: string; uiUrl: string },
-) {
-  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `vp-bench-cluster-${layout}-`));
-  const platformDb = `vp_bench_cluster_${layout}_${Date.now().toString(36)}`;
-  Object.assign(process.env, { TEMPORAL_QUEUE_LAYOUT: layout, TEMPORAL_TASK_QUEUE: `bench-${layout}` });
-  const platform = await startPlatformProcesses({
-    logger,
-    repoRoot: ROOT,
-    runDir,
-    temporal,
-    databaseUrl: `postgres://postgres@127.0.0.1:5432/${platformDb}`,
-    apiPorts: [14000, 14001],
-  });
-  const receiver = await slowReceiver(200);
-  try {
-    const [api, other] = [platform.apis[0]!.url, platform.apis[1]!.url];
-    const token = await signDevToken(platform.dataDir, `bench-${layout}@example.com`);
-    const key = (
-      await call(api, 'POST', '/api/v1/developers/keys', {
-        token,
-        body: { name: 'bench', environment: 'test' },
-      })
-    ).body.key.fullKey as string;
-    const v2 = (base: string, method: string, route: string, body?: unknown) =>
-      call(base, method, `/api/v2/developers${route}`, { token: key, body });
-    const persona = await call(api, 'POST', '/api/v1/developers/personas', {
-      token,
-      body: { manifest: completeManifest(`bench-${layout}`) },
-    });
-    const session = await v2(api, 'POST', '/sessions', {
-      personaId: persona.body.persona.id,
-      userId: 'bench',
-    });
-    const sessionId = session.body.data.id as string;
-    const timeTurns = async (label: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < TURNS + 3; i++) {
-        const t0 = performance.now();
-        const res = await v2(i % 2 ? api : other, 'POST', `/sessions/${sessionId}/turns`, {
-          text: `${label} ${i}`,
-        });
-        if (res.status !== 200) throw new Error(`turn ${i}: ${res.status} ${JSON.stringify(res.body)}`);
-        if (i >= 3) times.push(performance.now() - t0);
-      }
-      return latencyStats(times);
-    };
-    const alone = await timeTurns('alone');
-    await v2(api, 'POST', '/webhooks', { name: 'flood', url: receiver.url, events: ['session.started'] });
-    await flood(v2, api);
-    const underFlood = await timeTurns('flood');
-    const backlog = await scrapeBacklog(api, platform.adminToken);
-    return { alone, underFlood, backlog, delivered: receiver.received() };
-  } finally {
-    await receiver.close();
-    await platform.stop();
-    await dropDatabase(platformDb);
-    fs.rmSync(runDir, { recursive: true, force: true });
-  }
-}
-
-/** BENCH_DELIVERIES events triggered, twenty at a time: each becomes a delivery workflow. */
-async function flood(
-  v2: (base: string, method: string, route: string, body?: unknown) => Promise<any>,
-  api: string,
-) {
-  let next = 0;
-  const lane = async () => {
-    while (next < DELIVERIES) {
-      next++;
-      const res = await v2(api, 'POST', '/events/trigger', { type: 'session.started' });
-      if (res.status >= 300) throw new Error(`trigger: ${res.status} ${JSON.stringify(res.body)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 20 }, lane));
-}
-
-/** The deliveries' queue backlog right after the flood's turns (the sum over the queues' task types). */
-async function scrapeBacklog(api: string, adminToken: string): Promise<number> {
-  const text = await (
-    await fetch(`${api}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })
-  ).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('temporal_task_queue_backlog{') && /pool="(deliveries|shared)"/.test(l))
-    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new PgClient({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => undefined);
-  await admin.end();
-}
+const PHASES: Record<string, Phase> = {
+  turns: ({ target, logger }) => turnsPhase(target, logger),
+  throughput: ({ target, logger }) => throughputPhase(target, logger),
+  chaos: (ctx) => chaosPhase(ctx),
+  capacity: (ctx) => capacityPhase(ctx),
+};
 
 async function main(): Promise<void> {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((phase) => !(phase in PHASES));
+  if (unknown.length > 0)
+    throw new Error(`unknown phase ${unknown.join(', ')}; phases: ${Object.keys(PHASES).join(', ')}`);
+  const phases = asked.length > 0 ? asked : Object.keys(PHASES);
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'bench-cluster');
   const llm = await startLlmDouble();
   Object.assign(process.env, {
     LLM_BASE_URL: llm.baseUrl,
     LLM_MODEL: 'bench-model',
     WEBHOOK_RETRY_DELAYS: '1,5,30',
-    RATE_LIMITS: 'off', // 2 000 triggers, twenty at a time
+    RATE_LIMITS: 'off', // thousands of triggers from one key
   });
+  // the chaos phase runs on a cluster of its own (its database behind a proxy it can cut)
+  const needsShared = phases.some((phase) => phase !== 'chaos');
   const databases = freshTemporalDatabases('temporal_bench');
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vp-bench-cluster-'));
-  const temporal = await startTemporalCluster({ logger, runDir, databases, portBase: 19233, uiPort: 19080 });
+  const portBase = Number(process.env.BENCH_CLUSTER_PORT_BASE ?? 19233);
+  const temporal = needsShared
+    ? await startTemporalCluster({ logger, runDir, databases, portBase, uiPort: portBase - 153 })
+    : undefined;
   try {
-    const target = { address: temporal.address, namespace: temporal.namespace, uiUrl: temporal.uiUrl };
-    console.log(
-      `bench:cluster: ${TURNS} REST turns alone, then with ${DELIVERIES} deliveries queued (receiver 200 ms)`,
-    );
-    for (const layout of ['pools', 'shared'] as const) {
-      const r = await measureLayout(layout, target);
-      const ratio = r.underFlood.p95 / r.alone.p95;
-      console.log(`${layout.padEnd(7)} turn alone          p50 ${ms(r.alone.p50)}   p95 ${ms(r.alone.p95)}`);
-      console.log(
-        `${layout.padEnd(7)} turn, flood queued  p50 ${ms(r.underFlood.p50)}   p95 ${ms(r.underFlood.p95)}`,
-      );
-      console.log(
-        `${layout.padEnd(7)} p95 ratio ${ratio.toFixed(2)}× (target with pools ≤ 1.20×); deliveries still queued after the turns: ${r.backlog}; delivered by then: ${r.delivered}`,
-      );
-    }
+    const target = temporal
+      ? { address: temporal.address, namespace: temporal.namespace, uiUrl: temporal.uiUrl }
+      : { address: '', namespace: '', uiUrl: '' };
+    console.log(`bench:cluster on ${os.cpus().length} cores: ${phases.join(', ')}`);
+    for (const phase of phases) await PHASES[phase]!({ target, temporal: temporal!, logger, llm });
   } finally {
-    await temporal.stop();
-    await dropTemporalDatabases({ postgres: LOCAL_POSTGRES, databases }).catch(() => undefined);
+    await temporal?.stop();
+    if (temporal) await dropTemporalDatabases({ postgres: LOCAL_POSTGRES, databases }).catch(() => undefined);
     fs.rmSync(runDir, { recursive: true, force: true });
     await llm.close();
   }

@@ -25,8 +25,10 @@ export interface PlatformProcessesOptions {
   databaseUrl?: string;
   /** Each API's port when free (default 3000 and 3001): one API process each. */
   apiPorts?: number[];
-  /** Worker processes per pool (default 1). */
-  workersPerPool?: number;
+  /** Worker processes per pool (default 1), or per pool by name (pools not named: 1). */
+  workersPerPool?: number | Partial<Record<Workload, number>>;
+  /** A pool's workers run under `nice -n N` (a benchmark's stand-in for a pool on other machines). */
+  niceness?: Partial<Record<Workload, number>>;
   /** How long each process may take to become ready (default 120 s). */
   startTimeoutMs?: number;
 }
@@ -94,7 +96,7 @@ export async function startPlatformProcesses(opts: PlatformProcessesOptions): Pr
   });
 
   const spawnOptions = { repoRoot, logDir, logger, env, timeoutMs };
-  const workers = workerProcesses({ ...spawnOptions, perPool: opts.workersPerPool ?? 1 });
+  const workers = workerProcesses({ ...spawnOptions, perPool: opts.workersPerPool, niceness: opts.niceness });
   const apis = await apiInstances({ ...spawnOptions, preferredPorts: opts.apiPorts });
   const all = [...apis.map((api) => api.process), ...Object.values(workers).flat()];
   const versions: Record<Workload, ManagedProcess[]>[] = [workers];
@@ -105,7 +107,7 @@ export async function startPlatformProcesses(opts: PlatformProcessesOptions): Pr
   };
   const startWorkerVersion = async (next: string) => {
     const env = { ...spawnOptions.env, WORKER_BUILD_ID: next };
-    const started = workerProcesses({ ...spawnOptions, env, perPool: 1, suffix: next });
+    const started = workerProcesses({ ...spawnOptions, env, suffix: next, niceness: opts.niceness });
     versions.push(started);
     await Promise.all(Object.values(started).flatMap((pool) => pool.map((p) => p.start())));
     return started;
@@ -152,17 +154,25 @@ interface SpawnOptions {
 
 /** One process per pool (or `perPool`), ready once it logs "worker polling" (its workers run). */
 function workerProcesses(
-  opts: SpawnOptions & { perPool: number; suffix?: string },
+  opts: SpawnOptions & {
+    perPool?: PlatformProcessesOptions['workersPerPool'];
+    niceness?: PlatformProcessesOptions['niceness'];
+    suffix?: string;
+  },
 ): Record<Workload, ManagedProcess[]> {
   const byPool = Object.fromEntries(WORKLOADS.map((pool) => [pool, [] as ManagedProcess[]]));
   for (const { name, pool, workerTaskQueues } of CLUSTER_TOPOLOGY.workers) {
-    for (let i = 1; i <= opts.perPool; i++) {
-      const processName = `${opts.perPool === 1 ? name : `${name}-${i}`}${opts.suffix ? `-${opts.suffix}` : ''}`;
+    const count = typeof opts.perPool === 'number' ? opts.perPool : (opts.perPool?.[pool] ?? 1);
+    const nice = opts.niceness?.[pool];
+    const node = [process.execPath, PLATFORM_COMMANDS.worker[1]];
+    const [command, ...args] = nice === undefined ? node : ['nice', '-n', String(nice), ...node];
+    for (let i = 1; i <= count; i++) {
+      const processName = `${count === 1 ? name : `${name}-${i}`}${opts.suffix ? `-${opts.suffix}` : ''}`;
       byPool[pool]!.push(
         new ManagedProcess({
           name: processName,
-          command: process.execPath,
-          args: [PLATFORM_COMMANDS.worker[1]],
+          command: command!,
+          args,
           cwd: opts.repoRoot,
           env: { ...opts.env, WORKER_TASK_QUEUES: workerTaskQueues },
           logDir: opts.logDir,

@@ -14,6 +14,8 @@ import {
   LOCAL_POSTGRES,
 } from '../../src/temporal/cluster/schema';
 import { startTemporalCluster, type TemporalCluster } from '../../src/temporal/cluster/temporal-cluster';
+import { runClusterChaos } from '../support/cluster-chaos/run';
+import { type DatabaseProxy, startDatabaseProxy } from '../support/db-proxy';
 import { startLlmDouble } from '../support/llm-double';
 import { completeManifest } from '../support/personas';
 import { eventually, type Receiver, startReceiver } from '../support/receiver';
@@ -35,6 +37,8 @@ describe('the production topology, from nothing', () => {
   let platform: PlatformProcesses;
   let llm: Awaited<ReturnType<typeof startLlmDouble>>;
   let receiver: Receiver;
+  /** Every connection to PostgreSQL, Temporal's and the platform's, goes through it (the chaos run cuts it). */
+  let database: DatabaseProxy;
   let token: string;
   let key: string;
   let personaId: string;
@@ -51,14 +55,24 @@ describe('the production topology, from nothing', () => {
       LLM_BASE_URL: llm.baseUrl,
       LLM_MODEL: 'test-model',
       WEBHOOK_RETRY_DELAYS: '0,1,1',
+      RATE_LIMITS: 'off', // the chaos run's load comes from one key, faster than a plan's limits
     });
-    temporal = await startTemporalCluster({ logger, runDir, databases, portBase: 17233, uiPort: 18080 });
+    database = await startDatabaseProxy('postgres://postgres@127.0.0.1:5432/postgres');
+    const postgres = { ...LOCAL_POSTGRES, port: Number(new URL(database.url).port) };
+    temporal = await startTemporalCluster({
+      logger,
+      runDir,
+      databases,
+      postgres,
+      portBase: 17233,
+      uiPort: 18080,
+    });
     platform = await startPlatformProcesses({
       logger,
       repoRoot: ROOT,
       runDir,
       temporal: { address: temporal.address, namespace: temporal.namespace, uiUrl: temporal.uiUrl },
-      databaseUrl: `postgres://postgres@127.0.0.1:5432/${platformDb}`,
+      databaseUrl: new URL(`/${platformDb}`, database.url).toString(),
       apiPorts: [13000, 13001],
     });
     token = await signDevToken(platform.dataDir, `cluster-${Date.now()}@example.com`);
@@ -75,7 +89,7 @@ describe('the production topology, from nothing', () => {
     await temporalClient?.connection.close();
     await platform?.stop();
     await temporal?.stop();
-    await Promise.all([llm?.close(), receiver?.close()]);
+    await Promise.all([llm?.close(), receiver?.close(), database?.close()]);
     await dropTemporalDatabases({ postgres: LOCAL_POSTGRES, databases }).catch(() => undefined);
     const admin = new PgClient({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
     await admin.connect();
@@ -230,4 +244,37 @@ describe('the production topology, from nothing', () => {
     const ids = receiver.requests.slice(before).map((r) => JSON.parse(r.rawBody).id as string);
     expect(new Set(ids).size).toBe(accepted); // every accepted event delivered, under one id each
   }, 300_000);
+
+  it('completes every acknowledged request exactly once while each kind of process dies and the database is cut, under load', async () => {
+    const { recoveries, tally } = await runClusterChaos({
+      apis: [apiOne(), apiTwo()],
+      token,
+      key,
+      targets: {
+        apis: platform.apis,
+        workers: v2Workers ?? platform.workers, // the current version's
+        history: temporal.services.history,
+        database,
+        adminToken: platform.adminToken,
+      },
+      llm,
+      load: { sessions: 2, thinkMs: 300, eventsPerSecond: 3, executionsPerSecond: 1 },
+      settleSeconds: 3,
+      outageSeconds: 4,
+      drainSeconds: 180,
+    });
+    expect(recoveries.map((r) => r.fault)).toEqual([
+      'a conversations pool worker SIGKILLed',
+      'a deliveries pool worker SIGKILLed',
+      'an executions pool worker SIGKILLed',
+      'a background pool worker SIGKILLed',
+      'api-1 SIGKILLed',
+      'the history service SIGKILLed',
+      'PostgreSQL cut for 4 s',
+    ]);
+    expect(tally.violations).toEqual([]);
+    expect(tally.turnsAcknowledged).toBeGreaterThan(0);
+    expect(tally.eventsAcknowledged).toBeGreaterThan(0);
+    expect(tally.executionsAcknowledged).toBeGreaterThan(0);
+  }, 900_000);
 });
