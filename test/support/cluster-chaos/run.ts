@@ -45,11 +45,7 @@ export async function runClusterChaos(
   const receivers = [await startReceiver(), await startReceiver()];
   try {
     const { personaId, workflowId } = await prepareAccount(opts, balancer, tool.url, receivers);
-    const probeSession = await balancer.create(
-      '/sessions',
-      { personaId, userId: 'probe' },
-      `${runId}-probe`,
-    );
+    const probeSession = await balancer.create('/sessions', { personaId, userId: 'probe' }, `${runId}-probe`);
     const ledger = newLedger();
     const delivered = (id: string) =>
       receivers.every((r) => r.requests.some((q) => q.rawBody.includes(`"id":"${id}"`)));
