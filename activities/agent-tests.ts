@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import type {
   JudgeGrade,
   TestSessionDriver,
@@ -14,26 +13,7 @@ import {
 import { loadRunScenario } from '../src/agent-tests/scenario-store';
 import { judgeTranscript, simulatedCallerSays } from '../src/agent-tests/test-model';
 import type { ActivityDeps } from './deps';
-
-/** How often a long step (a turn, a model call) tells Temporal it is alive. */
-const HEARTBEAT_MS = 2_000;
-
-/**
- * Runs a step while heartbeating, so a worker that dies under it is noticed within the workflow's
- * heartbeat timeout (seconds) instead of its start-to-close timeout (minutes), and the step is
- * retried on another worker.
- */
-async function heartbeating<T>(step: () => Promise<T>): Promise<T> {
-  const context = Context.current();
-  // a local activity has no heartbeat: its workflow task's timeout notices a dead worker
-  if (context.info.isLocal) return step();
-  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_MS);
-  try {
-    return await step();
-  } finally {
-    clearInterval(beat);
-  }
-}
+import { heartbeating } from './heartbeating';
 
 /**
  * Agent tests' steps (workflows/test-run.ts), each idempotent. The session steps drive the session

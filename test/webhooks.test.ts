@@ -292,6 +292,11 @@ describe('event delivery', () => {
     for await (const wf of app.ctx.temporal.workflow.list({ query: `WebhookId = "${hook.id}"` }))
       found.push(wf.workflowId);
     expect(found).toEqual([entry.id]);
+    // each attempt heartbeats while a slow receiver answers: a dead worker's attempt is retried
+    // after 6 s without a heartbeat, not after its start-to-close timeout
+    const history = await handle.fetchHistory();
+    const scheduled = history.events?.find((e) => e.activityTaskScheduledEventAttributes);
+    expect(Number(scheduled?.activityTaskScheduledEventAttributes?.heartbeatTimeout?.seconds)).toBe(6);
 
     const got = await api('GET', `/webhooks/${hook.id}`);
     expect(got.body.data.lastDeliveredAt).toBe(entry.deliveredAt);

@@ -21,6 +21,9 @@ export type DeliverWebhookResult = AttemptOutcome & { attempts: number };
 export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliverWebhookResult> {
   const { attemptDelivery } = proxyActivities<Activities>({
     startToCloseTimeout: input.attemptTimeoutMs + 15_000,
+    // the attempt heartbeats every 2 s while a slow receiver answers: a dead worker's attempt is
+    // retried after this, not after the start-to-close timeout
+    heartbeatTimeout: '6 seconds',
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,

@@ -1,7 +1,7 @@
 import {
   ApplicationFailure,
   condition,
-  patched,
+  deprecatePatch,
   proxyActivities,
   setHandler,
   setWorkflowOptions,
@@ -99,7 +99,10 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   // the state says ended once the row does: a hang-up answered then reads the call ended
   const finish = async (status: CallStatus, endedReason: string, extra: Partial<CarrierStatus> = {}) => {
     // a session still starting (the stream connected as the call ended) is ended with the call
-    if (session && patched('call-finish-waits-for-session')) await session.catch(() => undefined);
+    if (session) {
+      deprecatePatch('call-finish-waits-for-session'); // retired: every open run has it
+      await session.catch(() => undefined);
+    }
     await steps.finishCall({
       callId: input.callId,
       status,
@@ -186,8 +189,10 @@ async function followCall(
       if (next.status === 'in-progress') {
         void sleep(input.maxDurationS * 1000).then(async () => {
           // the stream says the closing line then hangs up; the workflow hangs up if it does not
-          if (state.sessionId !== null && patched('call-closing-line'))
+          if (state.sessionId !== null) {
+            deprecatePatch('call-closing-line'); // retired: every open run has it
             await condition(() => f.stopReason() !== undefined, CLOSING_LINE_GRACE_MS);
+          }
           f.setStopReason('max_duration');
         });
       }

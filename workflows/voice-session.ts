@@ -3,7 +3,7 @@ import {
   condition,
   continueAsNew,
   currentUpdateInfo,
-  patched,
+  deprecatePatch,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -110,20 +110,27 @@ interface SessionRun {
   busy: boolean;
   /** When the session last heard the end of a turn (workflow time): idleness counts from there. */
   idleSince: number;
-  /** The turns under way; null in a run started before the `session-turn-leases` patch. */
-  leases: TurnLeases | null;
+  /** The turns under way (docs/sessions.md "Idleness"). */
+  leases: TurnLeases;
 }
 
-/** Since this patch a turn under way holds its session open (docs/sessions.md "Idleness"). */
-export const TURN_LEASES_PATCH = 'session-turn-leases';
+/**
+ * Turn leases came with the patch `session-turn-leases`; every run records its marker since then and
+ * none from before it is open, so the patch is deprecated (retired: architecture.md "Changing a
+ * running workflow"). Runs that recorded the marker still replay; a later release removes the call.
+ */
+function deprecatedLeasesPatch(): TurnLeases {
+  deprecatePatch('session-turn-leases');
+  return new TurnLeases();
+}
 
 /** The session is busy with an update, or a turn under way holds it. */
-const held = (run: SessionRun) => run.busy || (run.leases?.any() ?? false);
+const held = (run: SessionRun) => run.busy || run.leases.any();
 
 /** An update for `turnId` is taken while the session is active, or while it ends if that turn holds it. */
 function refuseUnlessOpen(run: SessionRun, turnId: string): void {
   if (run.status === 'active') return;
-  if (run.status === 'ending' && run.leases?.holds(turnId, Date.now())) return;
+  if (run.status === 'ending' && run.leases.holds(turnId, Date.now())) return;
   throw new Error('The session has ended');
 }
 
@@ -133,7 +140,6 @@ function refuseUnlessOpen(run: SessionRun, turnId: string): void {
  */
 async function waitOnTurnLeases(run: SessionRun, stillWaiting: () => boolean): Promise<void> {
   const leases = run.leases;
-  if (!leases) return;
   const lastHeard = leases.dropLapsed(Date.now());
   if (lastHeard !== undefined) run.idleSince = Math.max(run.idleSince, lastHeard);
   const next = leases.nextLapseIn(Date.now());
@@ -159,7 +165,7 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
     turnsThisRun: 0,
     busy: false,
     idleSince: Date.now(),
-    leases: patched(TURN_LEASES_PATCH) ? new TurnLeases() : null,
+    leases: deprecatedLeasesPatch(),
   };
   /**
    * One update's work at a time, in the order they came: each takes a ticket and waits for its turn
@@ -181,7 +187,7 @@ export async function voiceSessionWorkflow(input: VoiceSessionInput): Promise<Se
   const finish = async (reason: 'ended' | 'idle_timeout') => {
     run.status = 'ending';
     // the turn under way is recorded first; then the end, after the work already queued, in order
-    while (run.leases?.any()) await waitOnTurnLeases(run, () => true);
+    while (run.leases.any()) await waitOnTurnLeases(run, () => true);
     run.ended = await exclusive(() => endSession({ sessionId: input.sessionId, reason }));
     run.status = 'ended';
     setCurrentDetails(`Ended (${reason}) after ${run.ended.turnCount} turns`);
@@ -203,12 +209,12 @@ function setSessionHandlers(
   setHandler(sessionStateQuery, () => ({
     status: run.status,
     turnCount: run.turnCount,
-    turnsUnderWay: run.leases?.turnIds() ?? [],
+    turnsUnderWay: run.leases.turnIds(),
   }));
   setHandler(turnLeaseSignal, ({ turnId, leaseMs }) => {
     const now = Date.now();
-    // a run from before the patch ignores leases; an ending session takes no new turn
-    if (!run.leases || (run.status !== 'active' && !run.leases.holds(turnId, now))) return;
+    // an ending session takes no new turn
+    if (run.status !== 'active' && !run.leases.holds(turnId, now)) return;
     if (leaseMs > 0) return run.leases.hold(turnId, leaseMs, now);
     // the turn ended without a record (it failed): the caller was heard until now
     run.leases.end(turnId);
@@ -227,7 +233,7 @@ function setSessionHandlers(
         run.turnsThisRun++;
         const turnId = currentUpdateInfo()!.id;
         const recorded = await recordTurn({ sessionId, updateId: turnId, ...turn });
-        run.leases?.end(turnId);
+        run.leases.end(turnId);
         run.turnCount = Math.max(run.turnCount, recorded.index);
         setCurrentDetails(`Turn ${recorded.index}: “${turn.text}” → “${turn.spokenText}”`);
         return recorded;
@@ -270,7 +276,7 @@ async function untilSessionEnds(
       }
     } else if (run.busy) {
       await condition(() => !run.busy || !active());
-    } else if (run.leases?.any()) {
+    } else if (run.leases.any()) {
       await waitOnTurnLeases(run, active);
     } else if (Date.now() - run.idleSince >= input.idleTimeoutMs) {
       await finish('idle_timeout');

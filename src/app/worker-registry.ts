@@ -27,6 +27,14 @@ export function poolWorkflowsPath(workload: WorkerPool): string {
 }
 
 /**
+ * A conversation's workflow task waits this long on the sticky queue of the worker that ran its last
+ * task before any worker takes it (replaying the history). The SDK's default is 10 s: a worker
+ * SIGKILLed mid-call would hold each of its sessions' next turn that long. Sessions' histories are
+ * short (they continue as new), so replaying one elsewhere is cheap.
+ */
+const CONVERSATION_STICKY_TIMEOUT = '3 seconds';
+
+/**
  * Everything a pool's worker runs, in one place at the composition root: the pool's activities
  * (activities/index.ts) and its workflows (workflows/pools/), each registered by this pool alone;
  * on the shared queue, every workflow and activity.
@@ -37,5 +45,8 @@ export function workerRegistry(deps: ActivityDeps, workload: WorkerPool): Worker
     workflowBundlePath: workflowBundlePath(workload, false),
     tracedWorkflowBundlePath: workflowBundlePath(workload, true),
     workflowsPath: poolWorkflowsPath(workload),
+    ...(workload === 'conversations' || workload === 'shared'
+      ? { workerOptions: { stickyQueueScheduleToStartTimeout: CONVERSATION_STICKY_TIMEOUT } }
+      : {}),
   };
 }

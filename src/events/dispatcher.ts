@@ -9,7 +9,11 @@ import { OUTBOX_BATCH as BATCH, type ClaimedStart, type OutboxHandler, outboxLag
 /** Polling interval when LISTEN/NOTIFY is available (a safety net) and when it is not. */
 const POLL_WITH_NOTIFY_MS = 2_000;
 const POLL_WITHOUT_NOTIFY_MS = 250;
-const MAX_BACKOFF_MS = 15_000;
+/**
+ * The longest wait between tries while the database is down: one cheap query a try, so the outbox
+ * moves again within 2 s of the database's return (the cluster's chaos run measured 12.9 s with 15 s).
+ */
+const MAX_BACKOFF_MS = 2_000;
 /**
  * After a notification, the dispatcher waits this long before its pass, so that the events of one
  * burst (a voice turn's `tool.called` and `tool.completed`, a run's step events) are fanned out in one

@@ -16,6 +16,8 @@ export interface WorkerRegistry {
   /** The same bundle with the OpenTelemetry workflow interceptors (used when tracing is on). */
   tracedWorkflowBundlePath: string;
   workflowsPath: string;
+  /** The pool's own worker options (a conversation's sticky queue timeout). */
+  workerOptions?: Partial<WorkerOptions>;
 }
 
 let runtimeInstalled = false;
@@ -72,6 +74,7 @@ export async function createWorker(
     }),
     ...workflowSource,
     ...telemetry,
+    ...registry.workerOptions,
     ...opts.overrides,
   });
   return { worker, connection };

@@ -23,15 +23,24 @@ export interface FaultRecovery {
   recoverySeconds: number;
   /** For a killed process: seconds until it served again (restarted as a supervisor restarts it). */
   restartSeconds?: number;
+  /** Seconds, from the same moment, until each of the probe's four parts succeeded. */
+  parts: ProbeTimes;
   outageSeconds?: number;
 }
 
 /**
  * A probe of everything at once through the balancer: a turn on the probe's own session, an event
  * delivered to every webhook, an execution completed and the deep readiness check (a system
- * workflow on a `background` worker). Resolves once all four succeeded.
+ * workflow on a `background` worker). Resolves once all four succeeded, with the seconds each took.
  */
-export type Probe = () => Promise<void>;
+export type Probe = () => Promise<ProbeTimes>;
+
+export interface ProbeTimes {
+  turn: number;
+  event: number;
+  execution: number;
+  readiness: number;
+}
 
 export function makeProbe(opts: {
   balancer: Balancer;
@@ -89,7 +98,10 @@ export function makeProbe(opts: {
       });
       return res.ok;
     });
-    await Promise.all([turn, event, execution, ready]);
+    const started = performance.now();
+    const timed = (part: Promise<void>) => part.then(() => seconds(started));
+    const [t, e, x, r] = await Promise.all([turn, event, execution, ready].map(timed));
+    return { turn: t!, event: e!, execution: x!, readiness: r! };
   };
 }
 
@@ -100,8 +112,14 @@ async function killAndRestart(name: string, target: ManagedProcess, probe: Probe
   const at = performance.now();
   target.kill('SIGKILL');
   const restarted = target.restart().then(() => seconds(at));
-  const [recoverySeconds, restartSeconds] = await Promise.all([probe().then(() => seconds(at)), restarted]);
-  return { fault: name, from: 'fault', recoverySeconds, restartSeconds };
+  const [parts, restartSeconds] = await Promise.all([probe(), restarted]);
+  return {
+    fault: name,
+    from: 'fault',
+    recoverySeconds: Math.max(...Object.values(parts)),
+    restartSeconds,
+    parts,
+  };
 }
 
 /**
@@ -146,10 +164,10 @@ export async function runFaults(opts: {
         await targets.database.refuse();
         await sleep(opts.outageSeconds * 1000);
         await targets.database.restore();
-        const at = performance.now();
-        await probe();
+        const parts = await probe();
         const fault = `PostgreSQL cut for ${opts.outageSeconds} s`;
-        return { fault, from: 'restore', recoverySeconds: seconds(at), outageSeconds: opts.outageSeconds };
+        const recoverySeconds = Math.max(...Object.values(parts));
+        return { fault, from: 'restore', recoverySeconds, outageSeconds: opts.outageSeconds, parts };
       },
     ],
   ];
