@@ -42,9 +42,9 @@ export class KeypadCollector {
       return;
     }
     this.keys += key;
-    if (this.keys.length >= this.maxDigits) return this.end('max');
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.end('timeout'), this.timeoutMs);
+    if (this.keys.length >= this.maxDigits) this.end('max');
+    else this.timer = setTimeout(() => this.end('timeout'), this.timeoutMs);
   }
 
   /** Drops an entry under way (the call ended). */
