@@ -2,6 +2,7 @@ import { startWorker } from '../src/app/runtime';
 import { TEST_ADMIN_TOKEN, TEST_ENV } from './support/env';
 import { completeManifest } from './support/personas';
 import { eventually } from './support/receiver';
+import { speakWorkflow } from './support/speak-workflow';
 import { call, newDeveloper, startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -45,19 +46,7 @@ describe('every workload on one shared queue', () => {
       await app.ctx.temporal.workflow.getHandle(session.body.data.id).describe()
     ).raw;
     expect(info?.taskQueue).toBe(prefix);
-    const wf = await api('POST', '/workflows', {
-      name: 'shared',
-      trigger: { type: 'manual', config: {} },
-      nodes: [
-        { id: 'start', type: 'start' },
-        { id: 'say', type: 'speak', config: { text: 'On the shared queue' } },
-        { id: 'end', type: 'end' },
-      ],
-      edges: [
-        { sourceId: 'start', targetId: 'say' },
-        { sourceId: 'say', targetId: 'end' },
-      ],
-    });
+    const wf = await api('POST', '/workflows', speakWorkflow('shared', 'On the shared queue'));
     const run = await api('POST', `/workflows/${wf.body.data.id}/execute`, {});
     const done = await eventually(async () => {
       const r = await api('GET', `/workflows/${wf.body.data.id}/executions/${run.body.data.id}`);

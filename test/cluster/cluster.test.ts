@@ -19,6 +19,7 @@ import { type DatabaseProxy, startDatabaseProxy } from '../support/db-proxy';
 import { startLlmDouble } from '../support/llm-double';
 import { completeManifest } from '../support/personas';
 import { eventually, type Receiver, startReceiver } from '../support/receiver';
+import { speakWorkflow } from '../support/speak-workflow';
 import { call } from '../support/test-app';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -146,19 +147,7 @@ describe('the production topology, from nothing', () => {
     expect(JSON.parse(delivered!.rawBody)).toMatchObject({ type: 'session.started' });
     expect(delivered!.headers['webhook-signature']).toMatch(/^v1,/);
     // a voice workflow executed on API 2 and read on API 1 (the executions pool)
-    const wf = await v2(apiTwo(), 'POST', '/workflows', {
-      name: 'cluster',
-      trigger: { type: 'manual', config: {} },
-      nodes: [
-        { id: 'start', type: 'start' },
-        { id: 'say', type: 'speak', config: { text: 'Done on the cluster' } },
-        { id: 'end', type: 'end' },
-      ],
-      edges: [
-        { sourceId: 'start', targetId: 'say' },
-        { sourceId: 'say', targetId: 'end' },
-      ],
-    });
+    const wf = await v2(apiTwo(), 'POST', '/workflows', speakWorkflow('cluster', 'Done on the cluster'));
     expect(wf.status).toBe(201);
     const run = await v2(apiTwo(), 'POST', `/workflows/${wf.body.data.id}/execute`, {});
     const done = await eventually(async () => {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { startLlmDouble } from '../llm-double';
 import { completeManifest } from '../personas';
 import { type Receiver, startReceiver } from '../receiver';
+import { speakWorkflow } from '../speak-workflow';
 import { call } from '../test-app';
 import { Balancer } from './balancer';
 import { type ChaosTargets, type FaultRecovery, makeProbe, runFaults } from './faults';
@@ -121,19 +122,7 @@ async function prepareAccount(
     });
     if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${JSON.stringify(hook.body)}`);
   }
-  const workflow = await balancer.send('POST', '/workflows', {
-    name: 'chaos',
-    trigger: { type: 'manual', config: {} },
-    nodes: [
-      { id: 'start', type: 'start' },
-      { id: 'say', type: 'speak', config: { text: 'Done {{input.seq}}' } },
-      { id: 'end', type: 'end' },
-    ],
-    edges: [
-      { sourceId: 'start', targetId: 'say' },
-      { sourceId: 'say', targetId: 'end' },
-    ],
-  });
+  const workflow = await balancer.send('POST', '/workflows', speakWorkflow('chaos', 'Done {{input.seq}}'));
   if (workflow.status !== 201)
     throw new Error(`workflow: ${workflow.status} ${JSON.stringify(workflow.body)}`);
   return { personaId: persona.body.persona.id as string, workflowId: workflow.body.data.id as string };
