@@ -1,4 +1,4 @@
-import { KeypadCollector, type KeypadEnd } from '../src/telephony/media/keypad-collector';
+import { KeypadCollector, type KeypadEnd } from '../src/sessions/stream/keypad-collector';
 
 describe('keypad input: keys collected into entries', () => {
   let entries: [string, KeypadEnd][];

@@ -1,4 +1,4 @@
-import { PERSONA_RULES, validatePersonaManifest } from '../src/personas/manifest';
+import { PERSONA_RULES, PersonaManifestSchema, validatePersonaManifest } from '../src/personas/manifest';
 import { addBusinessDays, reviewDueBy } from '../src/reviews/due';
 import { systemPrompt } from '../src/sessions/persona-prompt';
 
@@ -92,6 +92,36 @@ describe('persona validation rules', () => {
       'behaviors.greetings',
     ])
       expect(fields).toContain(f);
+  });
+});
+
+describe('the manifest’s telephony section', () => {
+  const parse = (telephony: unknown) => PersonaManifestSchema.safeParse({ telephony });
+  it('takes the keypad, the voicemail message and the transfer destinations', () => {
+    const telephony = {
+      keypad: { terminator: null, timeoutMs: 3000 },
+      voicemailMessage: 'Hi {{name}}, this is Ava from Homegoods. Call us back on 555-0100.',
+      transferDestinations: [
+        { destination: '+14155550100', name: 'Billing', description: 'Questions about an invoice' },
+        { destination: 'sip:desk@pbx.example.com', name: 'Front desk', description: 'Anything else' },
+      ],
+    };
+    expect(parse(telephony)).toMatchObject({ success: true, data: { telephony } });
+  });
+
+  it('refuses a destination that is no number or SIP URI, a terminator that is no key, a pause out of bounds, naming the field', () => {
+    const paths = (telephony: unknown) =>
+      (parse(telephony).error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(
+      paths({ transferDestinations: [{ destination: '555-0100', name: 'x', description: '' }] }),
+    ).toEqual([
+      expect.stringMatching(
+        /^telephony\.transferDestinations\.0\.destination: must be a number in E\.164 form/,
+      ),
+    ]);
+    expect(paths({ keypad: { terminator: '1' } })[0]).toMatch(/^telephony\.keypad\.terminator: /);
+    expect(paths({ keypad: { timeoutMs: 100 } })[0]).toMatch(/^telephony\.keypad\.timeoutMs: /);
+    expect(paths({ keypad: { pause: 1 } })[0]).toMatch(/^telephony\.keypad: .*pause/);
   });
 });
 

@@ -170,6 +170,34 @@ describe('a phone call’s media stream', () => {
     await until(() => ended.includes('call_call-one'), 'the call’s end');
   }, 90_000);
 
+  it('keypad: the keys up to the terminator, then after a pause, reach the agent as the caller’s input', async () => {
+    llm.script((req) => ({ content: `You pressed ${String(req.messages.at(-1)?.content ?? '')}.` }));
+    const { sessionId, stream } = await phoneCall('call-keys');
+    await until(() => stream.received.marks.length > 0 && stream.bufferedMs === 0, 'the greeting to play');
+    for (const key of '1234#') stream.pressKey(key);
+    await until(
+      async () => (await sessionDetail(sessionId)).turnCount === 1,
+      'the first entry’s turn',
+      30_000,
+    );
+    stream.pressKey('7');
+    stream.pressKey('7');
+    // no terminator: the entry ends after the 2 s pause
+    await until(
+      async () => (await sessionDetail(sessionId)).turnCount === 2,
+      'the second entry’s turn',
+      30_000,
+    );
+    const transcript = (await sessionDetail(sessionId)).transcript as {
+      text: string;
+      reply: { text: string };
+    }[];
+    expect(transcript.map((t) => t.text)).toEqual(['keypad: 1234', 'keypad: 77']);
+    expect(transcript[0]!.reply.text).toBe('You pressed keypad: 1234.');
+    await stream.stop();
+    llm.script(undefined);
+  }, 90_000);
+
   it('barge-in: caller speech over a long reply clears the carrier, and the turn keeps what the marks confirmed', async () => {
     const sentences = answerLongStory(12);
     const { sessionId, stream } = await phoneCall('call-two');

@@ -411,15 +411,17 @@ describe('the live voice stream: text in, streamed speech out', () => {
     client.send(JSON.stringify({ type: 'input.text' }));
     client.send(JSON.stringify({ type: 'input.text', text: 'hi', extra: true }));
     client.send(JSON.stringify({ type: 'input.text', text: 'x'.repeat(17_000) }));
+    client.send(JSON.stringify({ type: 'input.dtmf', digits: '12x' }));
     client.sendAudio(new Int16Array(40_000)); // 80 000 bytes: over 64 KiB
-    await eventually(async () => errors.length >= 7);
+    await eventually(async () => errors.length >= 8);
     expect(errors).toEqual([
       expect.stringMatching(/^INVALID_MESSAGE: /),
       expect.stringMatching(/^INVALID_MESSAGE: /),
-      expect.stringMatching(/^UNKNOWN_TYPE: type: must be one of input.text, interrupt, end/),
+      expect.stringMatching(/^UNKNOWN_TYPE: type: must be one of input.text, input.dtmf, interrupt, end/),
       expect.stringMatching(/^INVALID_MESSAGE: text: /),
       expect.stringMatching(/^INVALID_MESSAGE: .*extra/),
       expect.stringMatching(/^FRAME_TOO_LARGE: /),
+      expect.stringMatching(/^INVALID_MESSAGE: digits: must be keypad keys/),
       expect.stringMatching(/^FRAME_TOO_LARGE: /),
     ]);
     // audio without a speech-to-text provider: said once; text still works
@@ -432,6 +434,17 @@ describe('the live voice stream: text in, streamed speech out', () => {
     expect((await client.next('turn.recorded')).turn.text).toBe('still there?');
     expect(errors.filter((e) => e.startsWith('STT_NOT_CONFIGURED'))).toHaveLength(1);
     expect(client.closed).toBeUndefined();
+    client.close();
+  });
+
+  it('keypad: input.dtmf keys are collected as a phone call collects them, then taken as the caller’s input', async () => {
+    const id = await start();
+    const client = await open(id);
+    client.send(JSON.stringify({ type: 'input.dtmf', digits: '12' }));
+    client.send(JSON.stringify({ type: 'input.dtmf', digits: '34#' }));
+    expect((await client.next('turn.recorded')).turn.text).toBe('keypad: 1234');
+    client.send(JSON.stringify({ type: 'input.dtmf', digits: '9' })); // no terminator: the pause ends it
+    expect((await client.next('turn.recorded')).turn.text).toBe('keypad: 9');
     client.close();
   });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnalysisSettingSchema } from './manifest-analysis';
 import { isProviderId, ModelProviderSchema, TranscriberSchema, VoiceModelSchema } from './manifest-providers';
+import { TelephonySettingsSchema } from './manifest-telephony';
 import { PersonaToolsSchema } from './manifest-tools';
 
 /**
@@ -100,6 +101,7 @@ export const PersonaManifestSchema = z
       .partial(),
     analysis: AnalysisSettingSchema,
     tools: PersonaToolsSchema,
+    telephony: TelephonySettingsSchema,
   })
   .partial()
   .meta({

@@ -18,6 +18,7 @@ export {
   type ConversationSession,
   MAX_WAITING_TURNS,
 } from './stream/conversation';
+export { KeypadCollector, type KeypadOptions } from './stream/keypad-collector';
 export type { ServerMessage } from './stream/protocol';
 export { ConfirmedPlayback, type ReplyPlayback } from './stream/reply-playback';
 export { STREAM_CLAIM_MS, StreamHold } from './stream/stream-hold';

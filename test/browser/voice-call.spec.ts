@@ -173,8 +173,12 @@ test('from the sessions page: the console calls with no API key (an old one it h
   await expect(transcript.getByTestId('call-caller')).toContainText('hello there');
   await expect(transcript.getByTestId('call-agent').nth(1)).toContainText('echo: hello there');
   await expect(transcript.getByTestId('call-agent').nth(1)).toContainText('recorded as turn 1');
+  // the keypad: keys up to #, taken as the caller's input (a phone call's keys are collected alike)
+  const keypad = panel.getByRole('group', { name: 'Keypad' });
+  for (const key of ['4', '2', '#']) await keypad.getByRole('button', { name: `Key ${key}` }).click();
+  await expect(transcript.getByTestId('call-agent').nth(2)).toContainText('echo: keypad: 42');
   await panel.getByRole('button', { name: 'End call' }).click();
-  await expect(transcript.getByTestId('call-ended')).toContainText('Call ended (ended, 1 turn)');
+  await expect(transcript.getByTestId('call-ended')).toContainText('Call ended (ended, 2 turns)');
 
   // the call used the developer's ID token: no key was made, and the old one was not needed
   const keys = (await api('GET', '/api/v1/developers/keys', { token })).body.keys as { id: string }[];

@@ -5,6 +5,7 @@ import type { SpeechToText } from '../../outbound/transcription';
 import { voiceStreamTurns } from '../../telemetry/metrics';
 import { isBackchannel } from './backchannels';
 import type { ClientTokenOwner } from './client-token';
+import type { KeypadOptions } from './keypad-collector';
 import type { ServerMessage, StreamErrorCode } from './protocol';
 import type { ReplyPlayback } from './reply-playback';
 import { speakLine } from './spoken-line';
@@ -20,6 +21,8 @@ export interface ConversationSession {
   greeting: string;
   voiceId: string;
   backchannels: string[];
+  /** How the caller's keys are collected (the persona's `telephony.keypad`; the defaults when unset). */
+  keypad?: KeypadOptions;
   /** The session's speech-to-text (sessionSpeechToText; null: none); the platform's when not given. */
   speechToText?: SpeechToText | null;
 }

@@ -18,11 +18,20 @@ export const InputText = z.strictObject({
   type: z.literal('input.text'),
   text: z.string().trim().min(1).max(2000),
 });
+/** Keys pressed on a keypad (a phone's DTMF): collected as a call collects them, then the caller's input. */
+export const InputDtmf = z.strictObject({
+  type: z.literal('input.dtmf'),
+  digits: z
+    .string()
+    .min(1)
+    .max(32)
+    .regex(/^[0-9*#A-D]+$/, 'must be keypad keys: 0-9, *, # and A-D'),
+});
 export const Interrupt = z.strictObject({ type: z.literal('interrupt') });
 export const EndCall = z.strictObject({ type: z.literal('end') });
-export const ClientMessage = z.discriminatedUnion('type', [InputText, Interrupt, EndCall]);
+export const ClientMessage = z.discriminatedUnion('type', [InputText, InputDtmf, Interrupt, EndCall]);
 export type ClientMessage = z.infer<typeof ClientMessage>;
-export const CLIENT_MESSAGE_TYPES = ['input.text', 'interrupt', 'end'] as const;
+export const CLIENT_MESSAGE_TYPES = ['input.text', 'input.dtmf', 'interrupt', 'end'] as const;
 
 // --- server → client
 

@@ -137,6 +137,7 @@ export function sessionStreams(ctx: AppContext) {
             voiceId: sessionVoiceId(manifest),
             speechToText,
             backchannels: manifest.behaviors?.backchannels ?? [],
+            keypad: manifest.telephony?.keypad,
             recording: session.recording,
           });
           calls.add(call);

@@ -9,6 +9,7 @@ import { CallLog, type CloseReason } from './call-log';
 import { CallerAudio } from './caller-audio';
 import { Conversation, type ConversationSession } from './conversation';
 import { FrameIntake } from './frame-intake';
+import { KeypadCollector } from './keypad-collector';
 import { type ServerMessage, ServerMessage as ServerMessageSchema, type StreamErrorCode } from './protocol';
 import { STREAM_CLAIM_MS, StreamHold } from './stream-hold';
 import { StreamSocket } from './stream-socket';
@@ -41,6 +42,8 @@ export class VoiceCall implements LiveCall {
   private readonly hold: StreamHold;
   private readonly log: CallLog;
   private readonly intake: FrameIntake;
+  /** The caller's keys (`input.dtmf`), an entry at a time, as a phone call collects them. */
+  private readonly keypad: KeypadCollector;
   readonly audio: CallerAudio;
 
   constructor(
@@ -77,10 +80,14 @@ export class VoiceCall implements LiveCall {
       interrupt: () => this.conversation.interrupt(),
       utterance: (text, endedAt, turnId) => this.conversation.takeInput(text, endedAt, turnId),
     });
+    this.keypad = new KeypadCollector(session.keypad ?? {}, (keys) =>
+      this.conversation.takeInput(`keypad: ${keys}`, Date.now()),
+    );
     this.intake = new FrameIntake(this.socket, {
       audio: (bytes) => this.audio.push(bytes),
       message: (message) => {
         if (message.type === 'input.text') this.conversation.takeInput(message.text, Date.now());
+        else if (message.type === 'input.dtmf') for (const key of message.digits) this.keypad.press(key);
         else if (message.type === 'interrupt') this.conversation.interrupt();
         else void this.end('ended');
       },
@@ -145,6 +152,7 @@ export class VoiceCall implements LiveCall {
   private async finish(reason: 'ended' | 'disconnected' | 'idle_timeout', turnCount: number, code?: number) {
     this.inputClosed = true;
     clearInterval(this.renewTimer);
+    this.keypad.cancel();
     this.socket.dispose();
     try {
       await this.conversation.stop();

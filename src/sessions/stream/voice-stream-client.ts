@@ -115,6 +115,11 @@ export class VoiceStreamClient {
     this.send({ type: 'input.text', text });
   }
 
+  /** Keys pressed on a keypad (0-9, *, #, A-D), collected by the server as a phone call's. */
+  sendKeys(digits: string): void {
+    this.send({ type: 'input.dtmf', digits });
+  }
+
   /** Caller audio: PCM16 LE mono 16 kHz, at most 64 KiB a frame. */
   sendAudio(pcm: Int16Array): void {
     this.socket.send(pcm);

@@ -7,6 +7,7 @@ import {
   Conversation,
   type ConversationSession,
   isBackchannel,
+  KeypadCollector,
   STREAM_CLAIM_MS,
   StreamHold,
 } from '../../sessions';
@@ -60,6 +61,7 @@ export class CarrierMediaCall implements LiveCall {
   private replyOut?: PhoneReplyOut;
   private playout?: CarrierPlayout;
   private hold?: StreamHold;
+  private keypad?: KeypadCollector;
   /** The call's two-channel recording, when the session records. */
   private recording?: CallRecordingTap;
   private readonly echoGate = new EchoGate();
@@ -97,8 +99,7 @@ export class CarrierMediaCall implements LiveCall {
     else if (message.event === 'media') this.hear(message.payload, message.timestampMs);
     else if (message.event === 'mark') this.replyOut?.confirmed(message.name);
     else if (message.event === 'stop') void this.end();
-    else if (message.event === 'dtmf')
-      this.ctx.logger.info({ callId, digit: message.digit }, 'a key was pressed');
+    else if (message.event === 'dtmf') this.keypad?.press(message.digit);
     else if (message.event === 'error')
       this.ctx.logger.warn({ callId, detail: message.detail }, 'the carrier reports a stream error');
   }
@@ -171,6 +172,10 @@ export class CarrierMediaCall implements LiveCall {
       },
     });
     this.conversation = conversation;
+    // the caller's keys, an entry at a time, reach the agent as the caller's words
+    this.keypad = new KeypadCollector(setup.keypad ?? {}, (keys) =>
+      conversation.takeInput(`keypad: ${keys}`, Date.now()),
+    );
     const bargeInAfterMs = this.ctx.config.telephony.interruptMinSpeechMs;
     this.audio = new CallerAudio(
       this.ctx,
@@ -246,6 +251,7 @@ export class CarrierMediaCall implements LiveCall {
   private async finish(): Promise<void> {
     clearInterval(this.renewTimer);
     clearTimeout(this.closingTimer);
+    this.keypad?.cancel();
     this.playout?.close();
     try {
       await this.conversation?.stop();

@@ -75,6 +75,7 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
     voiceId: sessionVoiceId(manifest),
     speechToText: (await sessionSpeechToText(ctx, session.account, manifest)) ?? null,
     backchannels: manifest.behaviors?.backchannels ?? [],
+    keypad: manifest.telephony?.keypad,
     recording: session.recording,
     maxDurationS: call?.max_duration_s,
   };

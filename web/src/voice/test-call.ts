@@ -104,6 +104,12 @@ export class TestCall {
     this.client.sendText(text);
   }
 
+  /** Keys pressed on the page's keypad: the server collects them as a phone call's (`keypad: 12`). */
+  sendKeys(digits: string): void {
+    if (this.state.phase !== 'live' || !this.client) return;
+    this.client.sendKeys(digits);
+  }
+
   /** Stops the reply at once (this page's playback) and asks the server to stop it too. */
   interrupt(): void {
     this.silenceReply();

@@ -9,6 +9,7 @@ export interface TestCallHandle {
   entries: TranscriptEntry[];
   start(personaId: string): void;
   sendText(text: string): void;
+  sendKeys(digits: string): void;
   setMicrophone(on: boolean): void;
   interrupt(): void;
   end(): void;
@@ -45,6 +46,7 @@ export function useTestCall(): TestCallHandle {
     entries,
     start,
     sendText: useCallback((text: string) => call.current?.sendText(text), []),
+    sendKeys: useCallback((digits: string) => call.current?.sendKeys(digits), []),
     setMicrophone: useCallback((on: boolean) => void call.current?.setMicrophone(on), []),
     interrupt: useCallback(() => call.current?.interrupt(), []),
     end: useCallback(() => call.current?.end(), []),

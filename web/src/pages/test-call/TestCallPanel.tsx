@@ -6,6 +6,7 @@ import { environmentStore } from '../../api/client';
 import { ErrorAlert, StatusBadge } from '../../components/ui';
 import type { CallState } from '../../voice/test-call';
 import { type TestCallHandle, useTestCall } from '../../voice/use-test-call';
+import { CallKeypad } from './CallKeypad';
 import { CallTranscript } from './CallTranscript';
 
 /** The session's page, in the test environment (where test calls run). */
@@ -27,7 +28,7 @@ function SessionLink({ sessionId }: { sessionId: string }) {
   );
 }
 
-/** What the caller can do during a call: type, speak, interrupt, hang up. */
+/** What the caller can do during a call: type, speak, press keys, interrupt, hang up. */
 function CallControls({ call, state }: { call: TestCallHandle; state: CallState }) {
   const [text, setText] = useState('');
   const live = state.phase === 'live';
@@ -77,6 +78,7 @@ function CallControls({ call, state }: { call: TestCallHandle; state: CallState 
           </Text>
         ) : null}
       </Group>
+      <CallKeypad disabled={!live} onKey={call.sendKeys} />
       {live && !state.speechToText ? (
         <Text size="sm" c="dimmed" mt="xs">
           This server has no speech-to-text provider (STT_BASE_URL), so the microphone is off: type instead.

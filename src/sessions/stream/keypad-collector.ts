@@ -1,4 +1,4 @@
-/** How a call collects the keys its caller presses (a persona's `telephony.keypad`, to come). */
+/** How a call or a live stream collects the keys its caller presses (a persona's `telephony.keypad`, to come). */
 export interface KeypadOptions {
   /** The key that ends an entry now (default `#`); null: none, the pause alone ends it. */
   terminator?: string | null;
