@@ -1,3 +1,4 @@
+import { speakGraph } from './support/speak-workflow';
 import { call, type Developer, newDeveloper, type TestApp, withAppAndDeveloper } from './support/test-app';
 
 let app: TestApp;
@@ -12,18 +13,6 @@ withAppAndDeveloper(
 
 const api = (method: string, path: string, body?: unknown, key = dev.liveKey) =>
   call(app.baseUrl, method, `/api/v2/developers${path}`, { token: key, body });
-
-const speakGraph = (text: string) => ({
-  nodes: [
-    { id: 'start', type: 'start' },
-    { id: 'say', type: 'speak', config: { text } },
-    { id: 'end', type: 'end' },
-  ],
-  edges: [
-    { sourceId: 'start', targetId: 'say' },
-    { sourceId: 'say', targetId: 'end' },
-  ],
-});
 
 async function created(text: string) {
   const res = await api('POST', '/workflows', {

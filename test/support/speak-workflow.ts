@@ -1,8 +1,6 @@
-/** The body of POST /workflows for the smallest voice workflow: start, one `speak` step, end. */
-export function speakWorkflow(name: string, text: string) {
+/** The smallest voice workflow's graph: start, one `speak` step, end. */
+export function speakGraph(text: string) {
   return {
-    name,
-    trigger: { type: 'manual', config: {} },
     nodes: [
       { id: 'start', type: 'start' },
       { id: 'say', type: 'speak', config: { text } },
@@ -13,4 +11,9 @@ export function speakWorkflow(name: string, text: string) {
       { sourceId: 'say', targetId: 'end' },
     ],
   };
+}
+
+/** The body of POST /workflows for that workflow, started by hand. */
+export function speakWorkflow(name: string, text: string) {
+  return { name, trigger: { type: 'manual', config: {} }, ...speakGraph(text) };
 }
