@@ -54,6 +54,8 @@ export class CallerAudio {
   private delivering: Promise<void> = Promise.resolve();
   /** Ends speech under way when no audio arrives for VAD_SILENCE_MS (a client that stopped sending). */
   private quietTimer?: NodeJS.Timeout;
+  /** Frames fed so far: the quiet timer ends the utterance only when none came after the one that set it. */
+  private framesFed = 0;
   /** Each recognized turn's caller audio, kept until the turn is recorded. */
   private readonly heard = new Map<string, Int16Array>();
   private closed = false;
@@ -130,9 +132,16 @@ export class CallerAudio {
         this.ctx.logger.warn({ err: error }, 'voice activity detection failed on a frame');
       });
     // a client that stops sending (push-to-talk released, a muted microphone) ends its utterance too
+    this.framesFed += 1;
+    const fedSoFar = this.framesFed;
     clearTimeout(this.quietTimer);
     this.quietTimer = setTimeout(() => {
-      this.feeding = this.feeding.then(async () => (await detector).flush()).catch(() => undefined);
+      // a stalled event loop is not a quiet caller: timers run before the frames that arrived
+      // meanwhile are read, and setImmediate after them; a frame read since keeps the utterance going
+      setImmediate(() => {
+        if (this.closed || this.framesFed !== fedSoFar) return;
+        this.feeding = this.feeding.then(async () => (await detector).flush()).catch(() => undefined);
+      });
     }, this.ctx.config.vad.silenceMs);
     clearTimeout(this.detectorIdleTimer);
     this.detectorIdleTimer = setTimeout(() => this.releaseDetector(), DETECTOR_IDLE_MS);
