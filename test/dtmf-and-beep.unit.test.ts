@@ -1,32 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { DTMF_GAP_MS, DTMF_TONE_MS, dtmfFrequencies, dtmfTones } from '../src/telephony/audio/dtmf';
 import { findSteadyTone } from '../src/telephony/audio/steady-tone';
+import { multimonDecodes, raw, soxResample } from './support/dtmf-decoder';
 import { speakWithEspeak } from './support/espeak-speech';
-
-const raw = (rate: number) => ['-t', 'raw', '-r', String(rate), '-e', 'signed', '-b', '16', '-c', '1'];
-
-/** PCM16 from one rate to another, through sox (an independent resampler). */
-function soxResample(samples: Int16Array, from: number, to: number): Int16Array {
-  const out = execFileSync('sox', [...raw(from), '-', ...raw(to), '-'], {
-    input: Buffer.from(samples.buffer),
-  });
-  return new Int16Array(out.buffer, out.byteOffset, out.length / 2);
-}
-
-/** The keys multimon-ng (a real decoder; it reads raw PCM16 at 22 050 Hz) hears in `samples`. */
-function multimonDecodes(samples: Int16Array, sampleRate: number): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vp-dtmf-')), 'tones.raw');
-  const at22050 = sampleRate === 22_050 ? samples : soxResample(samples, sampleRate, 22_050);
-  fs.writeFileSync(file, Buffer.from(at22050.buffer, at22050.byteOffset, at22050.byteLength));
-  const out = execFileSync('multimon-ng', ['-q', '-c', '-a', 'DTMF', '-t', 'raw', file], {
-    encoding: 'utf8',
-  });
-  fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  return [...out.matchAll(/^DTMF: (.)$/gm)].map((m) => m[1]).join('');
-}
 
 /** A beep: a sine of `hz` for `seconds`, made by sox. */
 function soxBeep(hz: number, seconds: number, rate: number): Int16Array {

@@ -30,6 +30,10 @@ export const TelephonySettingsSchema = z
       .meta({
         description: 'How the caller’s keys are collected; an entry reaches the agent as `keypad: 1234`',
       }),
+    closingLine: z.string().min(1).max(500).meta({
+      description:
+        'What the agent says when it ends a call (`end_call`) without saying goodbye itself (default: "Thank you for calling. Goodbye.")',
+    }),
     voicemailMessage: z.string().max(1000).meta({
       description: 'What the agent says after an answering machine’s beep on an outbound call, then hangs up',
     }),

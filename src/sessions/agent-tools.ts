@@ -172,7 +172,8 @@ function directCall(ctx: CoreContext, input: AgentToolCall): DirectCall | null {
   const args = argumentsOf(input.call);
   if (!offered || offered.name !== input.call.function.name || !args) return null;
   const { ref } = offered;
-  if (ref.kind === 'custom') return null;
+  // a call tool never reaches the workflow (the call runs it); a custom tool runs as POST /tools/:id/test
+  if (ref.kind === 'custom' || ref.kind === 'call') return null;
   const toolId = toolIdOf(offered);
   const answer = (result: ToolExecutionResult) => answered(offered, toolId, args, result);
   if (ref.kind === 'marketplace') {
@@ -200,6 +201,7 @@ async function startAgentTool(ctx: CoreContext, input: AgentToolCall): Promise<A
   const toolId = toolIdOf(offered);
   const args = argumentsOf(input.call);
   if (!args) return refused(input.call, 'The arguments are not a JSON object', toolId);
+  if (offered.ref.kind === 'call') return refused(input.call, 'A call tool is run by its call', toolId);
   return runCustomTool(ctx, input, offered, args);
 }
 
@@ -245,4 +247,6 @@ export const toolIdOf = (t: OfferedTool) =>
     ? t.ref.toolId
     : t.ref.kind === 'marketplace'
       ? `marketplace/${t.ref.itemId}`
-      : `${t.ref.serverId}/${t.ref.toolName}`;
+      : t.ref.kind === 'call'
+        ? `call/${t.ref.control}`
+        : `${t.ref.serverId}/${t.ref.toolName}`;

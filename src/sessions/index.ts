@@ -23,4 +23,5 @@ export type { ServerMessage } from './stream/protocol';
 export { ConfirmedPlayback, type ReplyPlayback } from './stream/reply-playback';
 export { STREAM_CLAIM_MS, StreamHold } from './stream/stream-hold';
 export { type SessionStreams, sessionStreams } from './stream/stream-server';
+export type { CallControls, TransferDestination, TransferRequest } from './turn/call-tools';
 export { takeTurnOnce } from './turn-once';

@@ -20,7 +20,9 @@ export interface AgentTool {
      * `installedBy`, one the persona names that its account installed (metered against the account
      * at its plan's tier).
      */
-    | { kind: 'marketplace'; itemId: string; installedBy?: string; tier?: Tier };
+    | { kind: 'marketplace'; itemId: string; installedBy?: string; tier?: Tier }
+    /** A built-in call tool (src/sessions/turn/call-tools.ts): the call's transport runs it. */
+    | { kind: 'call'; control: 'end_call' | 'transfer_call' | 'press_digits' };
 }
 
 /** A tool's name as the model sees it (`^[A-Za-z0-9_-]{1,64}$`). */

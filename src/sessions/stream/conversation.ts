@@ -3,6 +3,7 @@ import type { AppContext } from '../../common/context';
 import type { Plan } from '../../config/env';
 import type { SpeechToText } from '../../outbound/transcription';
 import { voiceStreamTurns } from '../../telemetry/metrics';
+import type { CallControls } from '../turn/call-tools';
 import { isBackchannel } from './backchannels';
 import type { ClientTokenOwner } from './client-token';
 import type { KeypadOptions } from './keypad-collector';
@@ -40,6 +41,8 @@ export interface ConversationOutput {
   turnTaken(): void;
   /** A turn is over: recorded (with the reply audio sent) or not. */
   turnEnded(turnId: string, result: StreamTurnResult): void;
+  /** What the call lets the agent do to it (a phone line's): the model is offered its call tools. */
+  callControls?: CallControls;
 }
 
 /** Turns a call may have waiting behind the one under way; more is TURN_IN_PROGRESS. */
@@ -166,6 +169,7 @@ export class Conversation {
       playback: this.out.playback?.(turnId),
       send: (m) => this.out.send(m),
       sendAudio: (frame) => this.out.sendAudio(frame),
+      call: this.out.callControls,
       onReplyOver: () => {
         if (this.speakingNow?.turnId === turnId) this.speakingNow = undefined;
       },

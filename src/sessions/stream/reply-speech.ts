@@ -1,5 +1,6 @@
 import { concatSamples } from '../../common/pcm';
 import type { SpeechPcmStream } from '../../common/speech';
+import { resamplePcm16 } from '../../outbound/wav';
 import { SpeechSegmenter } from '../../voices';
 import type { ServerMessage } from './protocol';
 import { RealTimePlayback, type ReplyPlayback } from './reply-playback';
@@ -68,6 +69,25 @@ export class ReplySpeech {
     this.enqueue(phrase, true);
   }
 
+  /**
+   * A sound (`press_digits`' tones), played after what was said so far: the text waiting for its
+   * segment's end is spoken first. Not part of the reply's text.
+   */
+  sound(pcm: Int16Array, sampleRate: number): void {
+    for (const segment of this.segmenter.flush()) this.enqueue(segment, false);
+    if (this.opts.signal.aborted) return;
+    const made: SpeechPcmStream = {
+      sampleRate,
+      length: pcm.length,
+      chunks: async function* () {
+        yield pcm;
+      },
+    };
+    this.queue = this.queue.then(() =>
+      this.opts.signal.aborted ? undefined : this.sendSegment('', true, made).catch(this.opts.onError),
+    );
+  }
+
   /** The rest of the text: spoken, then this answers once every segment is sent (or the reply stopped). */
   async finish(): Promise<void> {
     for (const segment of this.segmenter.flush()) this.enqueue(segment, false);
@@ -103,12 +123,16 @@ export class ReplySpeech {
     const heardMs = this.stopped ? this.playback.heardMs(Date.now()) : Number.POSITIVE_INFINITY;
     const parts = this.sent
       .filter((s) => s.startMs < heardMs)
-      .map((s) =>
-        concatSamples(s.parts).subarray(
+      .map((s) => {
+        const heard = concatSamples(s.parts).subarray(
           0,
           Math.round((Math.min(s.endMs, heardMs) - s.startMs) * (s.sampleRate / 1000)),
-        ),
-      );
+        );
+        // a sound at its own rate (tones) joins the reply's speech at the speech's
+        return s.sampleRate === first.sampleRate
+          ? heard
+          : resamplePcm16(heard, s.sampleRate, first.sampleRate);
+      });
     return { pcm: concatSamples(parts), sampleRate: first.sampleRate };
   }
 

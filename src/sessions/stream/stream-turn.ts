@@ -1,6 +1,7 @@
 import type { AppContext } from '../../common/context';
 import { ApiError } from '../../http/errors';
 import { answerTurn } from '../turn/answer-turn';
+import type { CallControls } from '../turn/call-tools';
 import { TurnHold } from '../turn/turn-hold';
 import type { TurnAnswer, TurnListener } from '../turn/turn-listener';
 import { recordTurnInWorkflow } from '../turn/turn-store';
@@ -26,6 +27,8 @@ export interface StreamTurnInput {
   sendAudio(frame: Uint8Array): void;
   /** The reply has played (or was interrupted): the agent no longer speaks. */
   onReplyOver(): void;
+  /** What the call lets the agent do to it (a phone call's): its call tools. */
+  call?: CallControls;
 }
 
 /** A streamed turn as it ended: recorded (or why not), with the reply audio sent, for the recording. */
@@ -73,6 +76,7 @@ function streamListener(input: StreamTurnInput, speech: ReplySpeech): TurnListen
       send({ type: 'tool.started', turnId, callId: call.id, name: call.name, arguments: call.arguments }),
     toolFinished: (call) => send({ type: 'tool.finished', turnId, callId: call.id, ...call }),
     hold: (phrase) => speech.hold(phrase),
+    sound: ({ pcm, sampleRate }) => speech.sound(pcm, sampleRate),
     workflowStep: (step) => send({ type: 'workflow.step', turnId, ...step }),
   };
 }

@@ -3,6 +3,7 @@ import { buildAgentContext, type ChatMessage, ownerOf } from '../agent-context';
 import { callerOf } from '../agent-tools';
 import type { TurnAction } from '../session.entity';
 import { FALLBACK_REPLY, LLM_ROUNDS, TOOLS_AFTER_LAST_ROUND } from '../turn-rules';
+import { callTools, isCallEnding } from './call-tools';
 import { askModel } from './model-client';
 import { answer } from './turn-answer';
 import type { TurnAnswer, TurnRequest } from './turn-listener';
@@ -35,6 +36,12 @@ export async function answerWithModel(
 ): Promise<TurnAnswer> {
   const { em, session, manifest } = loaded;
   const context = await buildAgentContext(ctx, em, session, manifest);
+  // on a phone call, the call tools (end_call, press_digits, transfer_call) win over a namesake
+  const offeredCallTools = ctx.config.llm.baseUrl ? callTools(turn.call) : [];
+  const tools = [
+    ...context.tools.filter((t) => !offeredCallTools.some((c) => c.name === t.name)),
+    ...offeredCallTools,
+  ];
   const messages: ChatMessage[] = [
     { role: 'system', content: context.system },
     ...context.history,
@@ -54,7 +61,7 @@ export async function answerWithModel(
   for (let round = 1; ; round++) {
     const model = await askModel(ctx, {
       messages,
-      tools: context.tools,
+      tools,
       model: context.conversation.model,
       accountId: session.account,
       signal: turn.signal,
@@ -76,7 +83,7 @@ export async function answerWithModel(
       {
         round,
         calls: model.toolCalls,
-        tools: context.tools,
+        tools,
         owner: ownerOf(session),
         caller: callerOf(session),
         mocks: loaded.toolMocks,
@@ -88,5 +95,8 @@ export async function answerWithModel(
       actions.push(o.action);
       messages.push({ role: 'tool', tool_call_id: model.toolCalls[i].id, content: o.content });
     });
+    // the agent hung up: what it said is its goodbye, and the model is not asked again
+    if (outcomes.some((o) => isCallEnding(o.action)))
+      return answer(turn, { route: 'llm', reply: reply(), actions, error: null });
   }
 }

@@ -1,5 +1,6 @@
 import type { FinishedExecution } from '../../voice-workflows';
 import type { TurnRecord } from '../turn-types';
+import type { CallControls } from './call-tools';
 import type { TurnHold } from './turn-hold';
 
 /** What the engine tells a transport while a turn is answered (docs/voice-stream.md lists the events). */
@@ -18,6 +19,8 @@ export interface TurnListener {
   }): void;
   /** A tool has not answered within HOLD_PHRASE_AFTER_MS: the agent says this meanwhile. */
   hold(phrase: string): void;
+  /** A sound the agent plays in the reply, after what it said so far (`press_digits`' tones). */
+  sound?(sound: { pcm: Int16Array; sampleRate: number }): void;
   /** A voice command settled a node (`nodeId`), or its run ended (`nodeId: null`). */
   workflowStep(step: {
     workflowName: string;
@@ -56,6 +59,8 @@ export interface TurnRequest {
    * session's idle timer may end the session under a slow turn.
    */
   hold?: Pick<TurnHold, 'begin'>;
+  /** What the call lets the agent do to it (a phone call's): its call tools are offered to the model. */
+  call?: CallControls;
 }
 
 /** How the agent answered: the turn to record, but for what of it was spoken (the transport knows). */

@@ -3,6 +3,7 @@ import type { Owner } from '../../common/owner';
 import type { AgentTool, ChatToolCall } from '../agent-context';
 import type { AgentToolOutcome, Caller, OfferedTool } from '../agent-tools';
 import { mockOf } from '../tool-mocks';
+import { type CallControls, isCallTool, runCallTool } from './call-tools';
 import type { TurnListener } from './turn-listener';
 import { runToolsInWorkflow } from './turn-store';
 
@@ -36,7 +37,7 @@ function holdPhrase(phrases: string[] | undefined, turnId: string, round: number
  */
 export async function runToolRound(
   ctx: AppContext,
-  turn: { sessionId: string; turnId: string; listener: TurnListener },
+  turn: { sessionId: string; turnId: string; listener: TurnListener; call?: CallControls },
   round: {
     round: number;
     calls: ChatToolCall[];
@@ -53,17 +54,30 @@ export async function runToolRound(
   const phrase = holdPhrase(round.thinkingSounds, turn.turnId, round.round);
   const hold = phrase ? setTimeout(() => turn.listener.hold(phrase), HOLD_PHRASE_AFTER_MS) : undefined;
   try {
-    const outcomes = await runToolsInWorkflow(ctx, turn.sessionId, {
-      round: round.round,
-      turnId: turn.turnId,
-      calls: round.calls.map((call) => ({
-        call,
-        tool: offeredTool(round.tools, call),
-        mock: mockOf(round.mocks, call),
-      })),
-      owner: round.owner,
-      caller: round.caller,
-    });
+    // the call tools act on the call at once; the others run in the workflow, in order
+    const onCall = (call: ChatToolCall) =>
+      turn.call !== undefined && isCallTool(round.tools.find((t) => t.name === call.function.name));
+    const inWorkflow = round.calls.filter((call) => !onCall(call));
+    const fromWorkflow = inWorkflow.length
+      ? await runToolsInWorkflow(ctx, turn.sessionId, {
+          round: round.round,
+          turnId: turn.turnId,
+          calls: inWorkflow.map((call) => ({
+            call,
+            tool: offeredTool(round.tools, call),
+            mock: mockOf(round.mocks, call),
+          })),
+          owner: round.owner,
+          caller: round.caller,
+        })
+      : [];
+    const outcomes: AgentToolOutcome[] = [];
+    for (const call of round.calls)
+      outcomes.push(
+        onCall(call)
+          ? await runCallTool(turn.call!, call, turn.listener)
+          : fromWorkflow[inWorkflow.indexOf(call)]!,
+      );
     outcomes.forEach(({ action }, i) => {
       if (action.type !== 'tool') return;
       const { id, function: fn } = round.calls[i];

@@ -1,4 +1,6 @@
 /** A phone line's audio (docs/telephony.md "Audio on a phone line"): G.711 μ-law 8 kHz ↔ the engine's PCM16. */
+
+export { DTMF_KEYS, dtmfTones } from './dtmf';
 export {
   decodeMulaw,
   encodeMulaw,

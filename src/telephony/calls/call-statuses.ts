@@ -29,6 +29,8 @@ export type CallEndedReason =
   | 'canceled'
   | 'hangup'
   | 'max_duration'
+  /** The agent hung up (its `end_call` tool), after its closing line played. */
+  | 'agent_ended'
   | 'carrier_unreachable'
   | 'failed'
   | `carrier_refused: ${string}`;

@@ -10,10 +10,12 @@ import {
   KeypadCollector,
   STREAM_CLAIM_MS,
   StreamHold,
+  type TransferDestination,
 } from '../../sessions';
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
 import type { CarrierMediaEvent, CarrierMediaProtocol } from '../carriers/carrier';
 import { CallRecordingTap } from '../recordings/recording-tap';
+import { AGENT_CLOSING_LINE, phoneCallControls } from './call-controls';
 import { EchoGate } from './echo-gate';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
@@ -25,6 +27,10 @@ export interface PhoneCallSetup extends ConversationSession {
   recording: boolean;
   /** The call's `maxDurationS`: the closing line is said then, and the call hung up. */
   maxDurationS?: number;
+  /** What the agent says when it ends the call (`end_call`) without a goodbye of its own. */
+  closingLine?: string;
+  /** Where the agent may transfer the call (the persona's `telephony.transferDestinations`). */
+  transferDestinations?: TransferDestination[];
 }
 
 /** What the agent says when a call reaches its `maxDurationS`, before hanging up. */
@@ -70,6 +76,9 @@ export class CarrierMediaCall implements LiveCall {
   private renewTimer?: NodeJS.Timeout;
   private closingTimer?: NodeJS.Timeout;
   private readonly ending = new CallEnding();
+  /** The agent asked to end the call (`end_call`): once its turn's reply has played. */
+  private agentEndsCall = false;
+  private agentEnding = false;
   /** Resolves once the call has ended (end() has run to its end). */
   readonly ended = this.ending.done;
 
@@ -169,7 +178,13 @@ export class CarrierMediaCall implements LiveCall {
       turnEnded: (turnId, { turn, replyAudio }) => {
         if (turn) void this.audio?.keepRecording(turn.index, turnId, replyAudio);
         else this.audio?.forget(turnId);
+        if (this.agentEndsCall) void this.endByAgent(turn?.spokenText ?? '');
       },
+      callControls: phoneCallControls(setup.transferDestinations, {
+        endCall: () => {
+          this.agentEndsCall = true;
+        },
+      }),
     });
     this.conversation = conversation;
     // the caller's keys, an entry at a time, reach the agent as the caller's words
@@ -190,6 +205,24 @@ export class CarrierMediaCall implements LiveCall {
         utterance: (text, endedAt, turnId) => conversation.takeInput(text, endedAt, turnId),
       },
     );
+  }
+
+  /**
+   * The agent ended the call (`end_call`): its reply has played (the carrier's marks said so); the
+   * closing line is said when the reply said nothing, then the call hangs up as `agent_ended`.
+   */
+  private async endByAgent(spoken: string): Promise<void> {
+    if (this.ending.started || !this.setup || !this.conversation || this.agentEnding) return;
+    this.agentEnding = true;
+    const { callId } = this.setup;
+    try {
+      if (spoken.trim()) await this.conversation.stop();
+      else await this.conversation.closeWith(this.setup.closingLine ?? AGENT_CLOSING_LINE);
+      if (!this.ending.started) await this.deps.hangUp(callId, 'agent_ended');
+    } catch (error) {
+      this.ctx.logger.warn({ err: error, callId }, 'the agent could not end the call');
+    }
+    await this.end();
   }
 
   /**

@@ -76,6 +76,8 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
     speechToText: (await sessionSpeechToText(ctx, session.account, manifest)) ?? null,
     backchannels: manifest.behaviors?.backchannels ?? [],
     keypad: manifest.telephony?.keypad,
+    closingLine: manifest.telephony?.closingLine,
+    transferDestinations: manifest.telephony?.transferDestinations ?? [],
     recording: session.recording,
     maxDurationS: call?.max_duration_s,
   };

@@ -1,0 +1,24 @@
+import type { CallControls, TransferDestination } from '../../sessions';
+import { dtmfTones } from '../audio';
+
+/** What the agent says when it ends a call (`end_call`) with nothing said in its last reply. */
+export const AGENT_CLOSING_LINE = 'Thank you for calling. Goodbye.';
+
+/** The tones' rate: the line's own, so they go out as they were made. */
+const TONE_SAMPLE_RATE = 8000;
+
+/**
+ * What the agent may do to a phone call (its call tools, src/sessions/turn/call-tools.ts): end it
+ * once its reply has played, press keys as in-band tones, and transfer it to a listed destination.
+ */
+export function phoneCallControls(
+  destinations: TransferDestination[] | undefined,
+  call: Pick<CallControls, 'endCall' | 'transfer'>,
+): CallControls {
+  return {
+    endCall: () => call.endCall(),
+    digitTones: (digits) => ({ pcm: dtmfTones(digits, TONE_SAMPLE_RATE), sampleRate: TONE_SAMPLE_RATE }),
+    destinations: destinations ?? [],
+    ...(call.transfer ? { transfer: (request) => call.transfer!(request) } : {}),
+  };
+}
