@@ -63,7 +63,7 @@ describe('call tools on a phone call', () => {
       expect.objectContaining({ type: 'tool', tool: 'end_call', toolId: 'call/end_call', success: true }),
     ]);
     // the model was offered the call tools; no transfer_call without destinations; asked once
-    const offered = h.llm.requests.at(-1)!.tools!.map((t) => t.function.name);
+    const offered = (h.llm.requests.at(-1) as LlmRequest).tools!.map((t) => t.function.name);
     expect(offered).toEqual(expect.arrayContaining(['end_call', 'press_digits']));
     expect(offered).not.toContain('transfer_call');
     expect(h.llm.requests.filter((r) => String(lastMessage(r).content).includes('bye'))).toHaveLength(1);
