@@ -7,6 +7,7 @@ import { multimonDecodes } from './support/dtmf-decoder';
 import { speakWithEspeak } from './support/espeak-speech';
 import type { LlmRequest } from './support/llm-double';
 import { type PhoneMediaHarness, startPhoneMediaHarness, until } from './support/phone-media-harness';
+import { call } from './support/test-app';
 import type { TwilioMediaStream } from './support/twilio-double/media-stream';
 
 type Transcript = { text: string; reply: { text: string }; actions: Record<string, unknown>[] }[];
@@ -125,5 +126,43 @@ describe('call tools on a phone call', () => {
     expect(told.content).toContain('Invalid arguments: digits');
     const [turn] = await transcriptOf(sessionId);
     expect(turn!.actions).toEqual([expect.objectContaining({ tool: 'press_digits', success: false })]);
+  }, 90_000);
+
+  it('a keypad entry runs a voice command whose condition reads trigger.digits', async () => {
+    const graph = (id: string, text: string) => ({ id, type: 'speak', config: { text } });
+    const res = await call(h.app.baseUrl, 'POST', '/api/v2/developers/workflows', {
+      token: h.dev.testKey,
+      body: {
+        name: 'Phone menu',
+        trigger: { type: 'voice_command', config: { command: 'keypad' } },
+        nodes: [
+          { id: 'start', type: 'start' },
+          { id: 'choice', type: 'condition', config: { expression: 'trigger.digits == "2"' } },
+          graph('billing', 'Billing, {{trigger.digits}}.'),
+          graph('other', 'Support.'),
+          { id: 'end', type: 'end' },
+        ],
+        edges: [
+          { sourceId: 'start', targetId: 'choice' },
+          { sourceId: 'choice', targetId: 'billing', condition: 'true' },
+          { sourceId: 'choice', targetId: 'other', condition: 'false' },
+          { sourceId: 'billing', targetId: 'end' },
+          { sourceId: 'other', targetId: 'end' },
+        ],
+      },
+    });
+    expect(res.status).toBe(201);
+    const { sessionId, stream } = await h.phoneCall('menu-keys');
+    await until(() => stream.received.marks.length > 0 && stream.bufferedMs === 0, 'the greeting to play');
+    for (const key of '2#') stream.pressKey(key);
+    await until(async () => (await transcriptOf(sessionId)).length === 1, 'the entry’s turn', 30_000);
+    stream.pressKey('5');
+    stream.pressKey('#');
+    await until(async () => (await transcriptOf(sessionId)).length === 2, 'the second entry’s turn', 30_000);
+    const transcript = await transcriptOf(sessionId);
+    expect(transcript.map((t) => [t.text, t.reply.text])).toEqual([
+      ['keypad: 2', 'Billing, 2.'],
+      ['keypad: 5', 'Support.'],
+    ]);
   }, 90_000);
 });

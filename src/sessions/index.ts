@@ -1,3 +1,4 @@
+export { keypadInput } from './keypad-input';
 export { checkPersonaTools } from './persona-tool-check';
 export { mountTranscriptLinkRoute } from './report-links.routes';
 export { Session } from './session.entity';

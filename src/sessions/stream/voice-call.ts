@@ -3,6 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { AppContext } from '../../common/context';
 import { CallEnding, type LiveCall } from '../../common/live-calls';
 import { isDatabaseUnavailable } from '../../http/database-unavailable';
+import { keypadInput } from '../keypad-input';
 import { endSession } from '../sessions.service';
 import { isBackchannel } from './backchannels';
 import { CallLog, type CloseReason } from './call-log';
@@ -81,7 +82,7 @@ export class VoiceCall implements LiveCall {
       utterance: (text, endedAt, turnId) => this.conversation.takeInput(text, endedAt, turnId),
     });
     this.keypad = new KeypadCollector(session.keypad ?? {}, (keys) =>
-      this.conversation.takeInput(`keypad: ${keys}`, Date.now()),
+      this.conversation.takeInput(keypadInput(keys), Date.now()),
     );
     this.intake = new FrameIntake(this.socket, {
       audio: (bytes) => this.audio.push(bytes),

@@ -12,6 +12,7 @@ import {
   WorkflowExecution,
   workflowInputOf,
 } from '../../voice-workflows';
+import { keypadDigits } from '../keypad-input';
 import type { TurnAction } from '../session.entity';
 import {
   commandDoneReply,
@@ -38,6 +39,15 @@ export interface CommandToRun {
   utterance: string;
   /** Null for a command without parameters (the run's input has no `trigger` then). */
   parameters: Record<string, ParameterValue> | null;
+}
+
+/**
+ * What the run reads as `trigger.<name>`: the command's parameters, and the keys of a keypad entry
+ * (`trigger.digits`, docs/telephony.md "Keypad input").
+ */
+function triggerOf(parameters: CommandToRun['parameters'], digits: string | undefined) {
+  if (!parameters && digits === undefined) return {};
+  return { trigger: { ...(parameters ?? {}), ...(digits !== undefined ? { digits } : {}) } };
 }
 
 /**
@@ -68,7 +78,7 @@ export async function answerWithCommand(
         utterance: best.utterance,
         sessionId: session.id,
         userId: session.userId,
-        ...(best.parameters ? { trigger: best.parameters } : {}),
+        ...triggerOf(best.parameters, keypadDigits(turn.text)),
       },
       sessionId: session.id,
       match: { utterance: best.utterance, command: best.command, score: best.score },

@@ -8,6 +8,7 @@ import {
   type ConversationSession,
   isBackchannel,
   KeypadCollector,
+  keypadInput,
   STREAM_CLAIM_MS,
   StreamHold,
   type TransferDestination,
@@ -189,7 +190,7 @@ export class CarrierMediaCall implements LiveCall {
     this.conversation = conversation;
     // the caller's keys, an entry at a time, reach the agent as the caller's words
     this.keypad = new KeypadCollector(setup.keypad ?? {}, (keys) =>
-      conversation.takeInput(`keypad: ${keys}`, Date.now()),
+      conversation.takeInput(keypadInput(keys), Date.now()),
     );
     const bargeInAfterMs = this.ctx.config.telephony.interruptMinSpeechMs;
     this.audio = new CallerAudio(
