@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
-/** E.164 (`+14155550100`) or a SIP URI (`sip:desk@pbx.example.com`). */
+/** E.164 (`+14155550100`), a SIP URI (`sip:desk@pbx.example.com`) or another persona (`persona_…`: a handoff). */
 const TransferTarget = z
   .string()
   .max(300)
   .regex(
-    /^(\+[1-9]\d{6,14}|sips?:[^\s@]+@[^\s@]+)$/,
-    'must be a number in E.164 form (+14155550100) or a SIP URI (sip:desk@pbx.example.com)',
+    /^(\+[1-9]\d{6,14}|sips?:[^\s@]+@[^\s@]+|persona_[A-Za-z0-9]{1,60})$/,
+    'must be a number in E.164 form (+14155550100), a SIP URI (sip:desk@pbx.example.com) or a persona id (persona_…)',
   );
 
 /**

@@ -20,6 +20,7 @@ export {
   MAX_WAITING_TURNS,
 } from './stream/conversation';
 export { KeypadCollector, type KeypadOptions } from './stream/keypad-collector';
+export { isPersonaDestination, transferToPersona } from './stream/persona-handoff';
 export type { ServerMessage } from './stream/protocol';
 export { ConfirmedPlayback, type ReplyPlayback } from './stream/reply-playback';
 export { STREAM_CLAIM_MS, StreamHold } from './stream/stream-hold';

@@ -19,6 +19,14 @@ export function sessionVoiceId(manifest: PersonaManifest): string {
   return voice?.voice_id ?? DEFAULT_VOICE_ID;
 }
 
+/** What an agent says first: the persona's first greeting, else one made of its name. */
+export function greetingOf(manifest: PersonaManifest): string {
+  return (
+    manifest.behaviors?.greetings?.find((g) => g.trim().length > 0) ??
+    `Hi, this is ${manifest.identity?.name || 'your assistant'}. How can I help?`
+  );
+}
+
 /** Adds one transcription's audio to the account's usage; a failure is logged, never thrown. */
 function meterTranscription(ctx: AppContext, accountId: string, provider: string) {
   return (audioMs: number) =>

@@ -11,6 +11,7 @@ import { conflict, notFound } from '../http/errors';
 import { personaForSession } from '../personas';
 import { buildAgentContext } from './agent-context';
 import { Session, SessionTurn } from './session.entity';
+import { greetingOf } from './session-stack';
 import { startSessionWorkflow } from './session-workflows';
 import type { StartSessionInput, TurnInput, TurnViewShape } from './sessions.schemas';
 import { issueClientToken } from './stream/client-token';
@@ -68,9 +69,7 @@ export async function startSession(
     personaId: input.personaId,
     version: input.personaVersion,
   });
-  const greeting =
-    manifest.behaviors?.greetings?.find((g) => g.trim().length > 0) ??
-    `Hi, this is ${manifest.identity?.name || 'your assistant'}. How can I help?`;
+  const greeting = greetingOf(manifest);
   const session = em.create(Session, {
     account: auth.accountId,
     environment: auth.environment,

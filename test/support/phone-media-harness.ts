@@ -78,11 +78,11 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
   async function phoneCall(
     callToken: string,
     line: LineOptions = {},
-    setup: Partial<PhoneCallSetup> = {},
+    { personaId: persona = personaId, ...setup }: Partial<PhoneCallSetup> & { personaId?: string } = {},
   ): Promise<{ sessionId: string; stream: TwilioMediaStream }> {
     const res = await call(app.baseUrl, 'POST', '/api/v2/developers/sessions', {
       token: dev.testKey,
-      body: { personaId, userId: '+15551230000' },
+      body: { personaId: persona, userId: '+15551230000' },
     });
     if (res.status !== 201) throw new Error(`session not started: ${JSON.stringify(res.body)}`);
     const sessionId = res.body.data.id as string;

@@ -3,7 +3,7 @@ import type { AppContext } from '../../common/context';
 import type { Plan } from '../../config/env';
 import type { SpeechToText } from '../../outbound/transcription';
 import { voiceStreamTurns } from '../../telemetry/metrics';
-import type { CallControls } from '../turn/call-tools';
+import type { CallControls, TransferDestination } from '../turn/call-tools';
 import { isBackchannel } from './backchannels';
 import type { ClientTokenOwner } from './client-token';
 import type { KeypadOptions } from './keypad-collector';
@@ -22,6 +22,8 @@ export interface ConversationSession {
   greeting: string;
   voiceId: string;
   backchannels: string[];
+  /** Where the agent may transfer the call (the persona's `telephony.transferDestinations`). */
+  transferDestinations?: TransferDestination[];
   /** How the caller's keys are collected (the persona's `telephony.keypad`; the defaults when unset). */
   keypad?: KeypadOptions;
   /** The session's speech-to-text (sessionSpeechToText; null: none); the platform's when not given. */
@@ -63,6 +65,7 @@ export class Conversation {
   private waitingTurns = 0;
   /** No more input is taken (the call is ending). */
   private stopped = false;
+  private handoffs = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -131,6 +134,19 @@ export class Conversation {
     this.silence();
     this.queue(() => this.speakLine(CLOSING_TURN_ID, line));
     await this.turns;
+  }
+
+  /**
+   * Another agent takes the call (a handoff): after the turn under way, it speaks in its own voice,
+   * its greeting first, and its backchannels are the ones heard as only listening.
+   */
+  handOff(agent: { voiceId: string; greeting: string; backchannels: string[] }): void {
+    const handoff = `handoff-${++this.handoffs}`;
+    this.queue(async () => {
+      this.session.voiceId = agent.voiceId;
+      this.session.backchannels = agent.backchannels;
+      await this.speakLine(handoff, agent.greeting);
+    });
   }
 
   /** Takes no more input, stops the reply, and answers once the turns under way are recorded. */

@@ -138,6 +138,7 @@ export function sessionStreams(ctx: AppContext) {
             speechToText,
             backchannels: manifest.behaviors?.backchannels ?? [],
             keypad: manifest.telephony?.keypad,
+            transferDestinations: manifest.telephony?.transferDestinations ?? [],
             recording: session.recording,
           });
           calls.add(call);

@@ -11,6 +11,7 @@ import { CallerAudio } from './caller-audio';
 import { Conversation, type ConversationSession } from './conversation';
 import { FrameIntake } from './frame-intake';
 import { KeypadCollector } from './keypad-collector';
+import { isPersonaDestination, transferToPersona } from './persona-handoff';
 import { type ServerMessage, ServerMessage as ServerMessageSchema, type StreamErrorCode } from './protocol';
 import { STREAM_CLAIM_MS, StreamHold } from './stream-hold';
 import { StreamSocket } from './stream-socket';
@@ -71,6 +72,11 @@ export class VoiceCall implements LiveCall {
         // kept off the turns' path: the next turn does not wait for an MP3 encoding
         if (turn) void this.audio.keepRecording(turn.index, turnId, replyAudio);
         else this.audio.forget(turnId);
+      },
+      // on the live stream, the agent may hand the call to another persona (phone lines do the rest)
+      callControls: {
+        destinations: (session.transferDestinations ?? []).filter(isPersonaDestination),
+        transfer: (request) => transferToPersona(ctx, this.conversation, session.sessionId, request),
       },
     });
     this.audio = new CallerAudio(ctx, session, {

@@ -29,12 +29,15 @@ export interface TransferRequest {
   requestId: string;
 }
 
-/** What a call lets the agent do to it (the phone line's transport gives these). */
+/**
+ * What a call lets the agent do to it: a phone line all of it, the live stream a handoff to another
+ * persona. A tool whose control is absent is not offered.
+ */
 export interface CallControls {
   /** Ends the call once this turn's reply has played (the closing line when the reply said nothing). */
-  endCall(): void;
+  endCall?(): void;
   /** `digits` as in-band DTMF tones, at the sample rate the call plays best. */
-  digitTones(digits: string): { pcm: Int16Array; sampleRate: number };
+  digitTones?(digits: string): { pcm: Int16Array; sampleRate: number };
   /** Where the call may be transferred; none: `transfer_call` is not offered. */
   destinations: TransferDestination[];
   /** Transfers the call; answers what the model is told. */
@@ -62,19 +65,24 @@ export function callTools(controls: CallControls | undefined): AgentTool[] {
     parameters,
     ref: { kind: 'call' as const, control: name },
   });
-  const tools: AgentTool[] = [
-    tool(
-      'end_call',
-      'Hang up the call. Say your goodbye in the same reply: it is played to the caller before the line is closed.',
-      NO_ARGUMENTS,
-    ),
-    tool('press_digits', 'Press keys on the phone keypad (DTMF tones), to work a phone menu.', {
-      type: 'object',
-      properties: { digits: { type: 'string', description: 'The keys, e.g. "1" or "4521#"' } },
-      required: ['digits'],
-      additionalProperties: false,
-    }),
-  ];
+  const tools: AgentTool[] = [];
+  if (controls.endCall)
+    tools.push(
+      tool(
+        'end_call',
+        'Hang up the call. Say your goodbye in the same reply: it is played to the caller before the line is closed.',
+        NO_ARGUMENTS,
+      ),
+    );
+  if (controls.digitTones)
+    tools.push(
+      tool('press_digits', 'Press keys on the phone keypad (DTMF tones), to work a phone menu.', {
+        type: 'object',
+        properties: { digits: { type: 'string', description: 'The keys, e.g. "1" or "4521#"' } },
+        required: ['digits'],
+        additionalProperties: false,
+      }),
+    );
   if (controls.transfer && controls.destinations.length) tools.push(transferTool(controls));
   return tools;
 }
@@ -101,9 +109,14 @@ function transferTool(controls: CallControls): AgentTool {
   };
 }
 
-/** Whether a turn's action ended its call (`end_call`): the turn's rounds stop there. */
-export const isCallEnding = (action: TurnAction) =>
-  action.type === 'tool' && action.toolId === 'call/end_call' && action.success;
+/**
+ * Whether a turn's action handed the call on: ended (`end_call`) or transferred (`transfer_call`).
+ * The turn's rounds stop there: what the agent said is its last word on the call.
+ */
+export const handsCallOn = (action: TurnAction) =>
+  action.type === 'tool' &&
+  (action.toolId === 'call/end_call' || action.toolId === 'call/transfer_call') &&
+  action.success;
 
 /** Whether a tool the model may call is a call tool (run by the call, not the workflow). */
 export const isCallTool = (tool: AgentTool | undefined) => tool?.ref.kind === 'call';
@@ -151,16 +164,17 @@ async function callToolOutcome(
   args: unknown,
   listener: Pick<TurnListener, 'sound'>,
 ): Promise<Outcome> {
-  if (name === 'end_call') {
+  if (name === 'end_call' && controls.endCall) {
     controls.endCall();
     return { ok: true, result: 'The call ends once your reply has been played.' };
   }
-  if (name === 'press_digits') {
+  if (name === 'press_digits' && controls.digitTones) {
     const parsed = PressDigitsArgs.safeParse(args);
     if (!parsed.success) return { ok: false, error: `Invalid arguments: ${issuesOf(parsed.error)}` };
     listener.sound?.(controls.digitTones(parsed.data.digits));
     return { ok: true, result: `Pressed ${parsed.data.digits}` };
   }
+  if (name !== 'transfer_call') return { ok: false, error: `${name} is not available on this call` };
   const parsed = TransferArgs.safeParse(args);
   if (!parsed.success) return { ok: false, error: `Invalid arguments: ${issuesOf(parsed.error)}` };
   const destination = controls.destinations.find((d) => d.destination === parsed.data.destination);

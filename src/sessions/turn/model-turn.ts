@@ -3,7 +3,7 @@ import { buildAgentContext, type ChatMessage, ownerOf } from '../agent-context';
 import { callerOf } from '../agent-tools';
 import type { TurnAction } from '../session.entity';
 import { FALLBACK_REPLY, LLM_ROUNDS, TOOLS_AFTER_LAST_ROUND } from '../turn-rules';
-import { callTools, isCallEnding } from './call-tools';
+import { callTools, handsCallOn } from './call-tools';
 import { askModel } from './model-client';
 import { answer } from './turn-answer';
 import type { TurnAnswer, TurnRequest } from './turn-listener';
@@ -95,8 +95,8 @@ export async function answerWithModel(
       actions.push(o.action);
       messages.push({ role: 'tool', tool_call_id: model.toolCalls[i].id, content: o.content });
     });
-    // the agent hung up: what it said is its goodbye, and the model is not asked again
-    if (outcomes.some((o) => isCallEnding(o.action)))
+    // the agent hung up or transferred the call: what it said is its last word, the model is not asked again
+    if (outcomes.some((o) => handsCallOn(o.action)))
       return answer(turn, { route: 'llm', reply: reply(), actions, error: null });
   }
 }

@@ -1,4 +1,9 @@
-import type { CallControls, TransferDestination } from '../../sessions';
+import {
+  type CallControls,
+  isPersonaDestination,
+  type TransferDestination,
+  type TransferRequest,
+} from '../../sessions';
 import { dtmfTones } from '../audio';
 
 /** What the agent says when it ends a call (`end_call`) with nothing said in its last reply. */
@@ -7,18 +12,22 @@ export const AGENT_CLOSING_LINE = 'Thank you for calling. Goodbye.';
 /** The tones' rate: the line's own, so they go out as they were made. */
 const TONE_SAMPLE_RATE = 8000;
 
+type Transfer = NonNullable<CallControls['transfer']>;
+
 /**
  * What the agent may do to a phone call (its call tools, src/sessions/turn/call-tools.ts): end it
- * once its reply has played, press keys as in-band tones, and transfer it to a listed destination.
+ * once its reply has played, press keys as in-band tones, and transfer it to a listed destination:
+ * a number or SIP address through the carrier, another persona as a handoff.
  */
 export function phoneCallControls(
   destinations: TransferDestination[] | undefined,
-  call: Pick<CallControls, 'endCall' | 'transfer'>,
+  call: { endCall(): void; toPersona: Transfer; toLine?: Transfer },
 ): CallControls {
   return {
     endCall: () => call.endCall(),
     digitTones: (digits) => ({ pcm: dtmfTones(digits, TONE_SAMPLE_RATE), sampleRate: TONE_SAMPLE_RATE }),
-    destinations: destinations ?? [],
-    ...(call.transfer ? { transfer: (request) => call.transfer!(request) } : {}),
+    destinations: (destinations ?? []).filter((d) => call.toLine || isPersonaDestination(d)),
+    transfer: (request: TransferRequest) =>
+      isPersonaDestination(request.destination) ? call.toPersona(request) : call.toLine!(request),
   };
 }

@@ -11,7 +11,7 @@ import {
   keypadInput,
   STREAM_CLAIM_MS,
   StreamHold,
-  type TransferDestination,
+  transferToPersona,
 } from '../../sessions';
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
 import type { CarrierMediaEvent, CarrierMediaProtocol } from '../carriers/carrier';
@@ -30,8 +30,6 @@ export interface PhoneCallSetup extends ConversationSession {
   maxDurationS?: number;
   /** What the agent says when it ends the call (`end_call`) without a goodbye of its own. */
   closingLine?: string;
-  /** Where the agent may transfer the call (the persona's `telephony.transferDestinations`). */
-  transferDestinations?: TransferDestination[];
 }
 
 /** What the agent says when a call reaches its `maxDurationS`, before hanging up. */
@@ -185,6 +183,7 @@ export class CarrierMediaCall implements LiveCall {
         endCall: () => {
           this.agentEndsCall = true;
         },
+        toPersona: (request) => transferToPersona(this.ctx, this.conversation!, setup.sessionId, request),
       }),
     });
     this.conversation = conversation;
