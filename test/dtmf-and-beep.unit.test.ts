@@ -1,24 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { DTMF_GAP_MS, DTMF_TONE_MS, dtmfFrequencies, dtmfTones } from '../src/telephony/audio/dtmf';
 import { findSteadyTone } from '../src/telephony/audio/steady-tone';
-import { multimonDecodes, raw, soxResample } from './support/dtmf-decoder';
 import { speakWithEspeak } from './support/espeak-speech';
-
-/** A beep: a sine of `hz` for `seconds`, made by sox. */
-function soxBeep(hz: number, seconds: number, rate: number): Int16Array {
-  const out = execFileSync('sox', [
-    '-n',
-    ...raw(rate),
-    '-',
-    'synth',
-    String(seconds),
-    'sine',
-    String(hz),
-    'vol',
-    '0.5',
-  ]);
-  return new Int16Array(out.buffer, out.byteOffset, out.length / 2);
-}
+import { multimonDecodes, soxBeep, soxResample } from './support/phone-audio-tools';
 
 const concat = (...parts: Int16Array[]) => {
   const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));

@@ -3,9 +3,9 @@
  */
 import { resamplePcm16 } from '../src/outbound/wav';
 import { decodeMulaw } from '../src/telephony/audio';
-import { multimonDecodes } from './support/dtmf-decoder';
 import { speakWithEspeak } from './support/espeak-speech';
 import type { LlmRequest } from './support/llm-double';
+import { multimonDecodes } from './support/phone-audio-tools';
 import { type PhoneMediaHarness, startPhoneMediaHarness, until } from './support/phone-media-harness';
 import { call } from './support/test-app';
 import type { TwilioMediaStream } from './support/twilio-double/media-stream';

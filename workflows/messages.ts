@@ -138,9 +138,16 @@ export const carrierStatusSignal = defineSignal<[CarrierStatus]>('carrierStatus'
  * Why the platform hangs up a call: `hangup` (POST /calls/:id/hangup), `idle_timeout` (its session
  * idled out: nothing said on either side), `session_ended` (its session was ended through the API),
  * `max_duration` (its media stream said the closing line at `maxDurationS`), `agent_ended` (the
- * agent's `end_call`, once its goodbye played).
+ * agent's `end_call`, once its goodbye played), `voicemail` (an answering machine took the call; its
+ * message was left).
  */
-export type HangupReason = 'hangup' | 'idle_timeout' | 'session_ended' | 'max_duration' | 'agent_ended';
+export type HangupReason =
+  | 'hangup'
+  | 'idle_timeout'
+  | 'session_ended'
+  | 'max_duration'
+  | 'agent_ended'
+  | 'voicemail';
 /**
  * Hangs up through the carrier (a call not placed yet is canceled); answers the state. The reason
  * becomes the call's `endedReason` (`hangup` when none is given: an update sent before the reason

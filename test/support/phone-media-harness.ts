@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { startWorker } from '../../src/app/runtime';
-import { CarrierMediaCall, type PhoneCallSetup } from '../../src/telephony/media/carrier-media-call';
+import { CarrierMediaCall } from '../../src/telephony/media/carrier-media-call';
+import type { PhoneCallSetup } from '../../src/telephony/media/media-call-setup';
 import { twilioMediaProtocol } from '../../src/telephony/twilio/media-protocol';
 import { TEST_ENV } from './env';
 import { startLlmDouble } from './llm-double';

@@ -23,8 +23,8 @@ export interface CallerAudioHooks {
    * neither interrupts nor becomes a turn. Not asked on a live stream (a browser cancels its echo).
    */
   isEcho?(): boolean;
-  /** A recognized utterance: the caller's next turn. */
-  utterance(text: string, endedAt: number, turnId: string): void;
+  /** A recognized utterance: the caller's next turn (`durationMs`: how long it was said). */
+  utterance(text: string, endedAt: number, turnId: string, durationMs: number): void;
 }
 
 type Detector = Awaited<ReturnType<typeof createSpeechDetector>>;
@@ -229,7 +229,7 @@ export class CallerAudio {
     const turnId = randomUUID();
     if (this.call.recording) this.heard.set(turnId, pcm16);
     this.hooks.send({ type: 'input.transcript', turnId, text });
-    this.hooks.utterance(text, endedAt, turnId);
+    this.hooks.utterance(text, endedAt, turnId, (pcm16.length / CALLER_SAMPLE_RATE) * 1000);
   }
 
   /** Lets go of a turn's caller audio that will not be recorded (the turn failed). */

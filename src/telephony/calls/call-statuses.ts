@@ -31,6 +31,8 @@ export type CallEndedReason =
   | 'max_duration'
   /** The agent hung up (its `end_call` tool), after its closing line played. */
   | 'agent_ended'
+  /** An answering machine took the outbound call (the persona's voicemail message was left). */
+  | 'voicemail'
   | 'carrier_unreachable'
   | 'failed'
   | `carrier_refused: ${string}`;

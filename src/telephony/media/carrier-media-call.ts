@@ -5,7 +5,6 @@ import { CallEnding, type LiveCall } from '../../common/live-calls';
 import {
   CallerAudio,
   Conversation,
-  type ConversationSession,
   isBackchannel,
   KeypadCollector,
   keypadInput,
@@ -14,40 +13,20 @@ import {
   transferToPersona,
 } from '../../sessions';
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
-import type { CarrierMediaEvent, CarrierMediaProtocol } from '../carriers/carrier';
+import type { CarrierMediaProtocol } from '../carriers/carrier';
 import { CallRecordingTap } from '../recordings/recording-tap';
+import { AnsweringMachineDetector } from './answering-machine';
 import { AGENT_CLOSING_LINE, phoneCallControls } from './call-controls';
 import { EchoGate } from './echo-gate';
+import {
+  type AnsweringMachineSetup,
+  CALL_CLOSING_LINE,
+  type MediaCallDeps,
+  type PhoneCallSetup,
+  type StreamStart,
+} from './media-call-setup';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
-
-/** What the call's stream learns when the carrier starts it: the conversation it carries. */
-export interface PhoneCallSetup extends ConversationSession {
-  callId: string;
-  /** Keep each turn's audio (the session's `recording`). */
-  recording: boolean;
-  /** The call's `maxDurationS`: the closing line is said then, and the call hung up. */
-  maxDurationS?: number;
-  /** What the agent says when it ends the call (`end_call`) without a goodbye of its own. */
-  closingLine?: string;
-}
-
-/** What the agent says when a call reaches its `maxDurationS`, before hanging up. */
-export const CALL_CLOSING_LINE =
-  'I am sorry, we have reached the time limit for this call. Thank you for calling. Goodbye.';
-
-/** The `start` message, as far as finding the call goes: the stream's id and the call token. */
-export type StreamStart = Omit<Extract<CarrierMediaEvent, { event: 'start' }>, 'event'>;
-
-/** What a media stream asks of the calls it belongs to. */
-export interface MediaCallDeps {
-  /** Checks the stream's call token and gives the call's conversation; throws to refuse the stream. */
-  connect(start: StreamStart): Promise<PhoneCallSetup>;
-  /** The line is gone (the carrier's `stop`, or the socket closed). */
-  ended(callId: string): void;
-  /** Hangs the call up through its workflow (its session ended), saying why. */
-  hangUp(callId: string, reason: HangupReason): Promise<void>;
-}
 
 /**
  * One phone call's media stream (docs/telephony.md "The media stream"), whatever its carrier: the
@@ -67,6 +46,8 @@ export class CarrierMediaCall implements LiveCall {
   private playout?: CarrierPlayout;
   private hold?: StreamHold;
   private keypad?: KeypadCollector;
+  /** On an outbound call, until it is known who answered. */
+  private machine?: AnsweringMachineDetector;
   /** The call's two-channel recording, when the session records. */
   private recording?: CallRecordingTap;
   private readonly echoGate = new EchoGate();
@@ -77,7 +58,8 @@ export class CarrierMediaCall implements LiveCall {
   private readonly ending = new CallEnding();
   /** The agent asked to end the call (`end_call`): once its turn's reply has played. */
   private agentEndsCall = false;
-  private agentEnding = false;
+  /** The platform is ending the call (closeCall). */
+  private closing = false;
   /** Resolves once the call has ended (end() has run to its end). */
   readonly ended = this.ending.done;
 
@@ -126,23 +108,32 @@ export class CarrierMediaCall implements LiveCall {
     this.renewTimer = setInterval(() => void this.keepHold(), STREAM_CLAIM_MS / 3);
     if (setup.recording) this.recording = new CallRecordingTap(this.ctx, setup.callId, this.origin);
     this.wire(setup);
-    this.conversation?.greet(setup.callId);
+    // an outbound call listens first: a person is greeted, a machine gets the voicemail message
+    if (setup.answeringMachine) this.machine = this.screenAnswer(setup, setup.answeringMachine);
+    else this.conversation?.greet(setup.callId);
     if (setup.maxDurationS)
-      this.closingTimer = setTimeout(() => void this.sayClosingLine(), setup.maxDurationS * 1000);
+      this.closingTimer = setTimeout(
+        () => void this.closeCall(CALL_CLOSING_LINE, 'max_duration'),
+        setup.maxDurationS * 1000,
+      );
   }
 
   /**
-   * The call's time is up (`maxDurationS` from its start; the call's workflow holds the same timer,
-   * and hangs up itself if this does not): the closing line is said whole, then the call hangs up.
+   * The platform ends the call: no more input, `line` said whole (the reply under way stopped), or
+   * the turns under way finished when there is none; then the call hangs up through its workflow,
+   * saying why. At `maxDurationS` (the workflow holds the same timer, and hangs up itself if this
+   * does not), after the agent's `end_call`, after a voicemail message.
    */
-  private async sayClosingLine(): Promise<void> {
-    if (this.ending.started || !this.setup || !this.conversation) return;
+  private async closeCall(line: string | null, reason: HangupReason): Promise<void> {
+    if (this.ending.started || !this.setup || !this.conversation || this.closing) return;
+    this.closing = true;
     const { callId } = this.setup;
     try {
-      await this.conversation.closeWith(CALL_CLOSING_LINE);
-      if (!this.ending.started) await this.deps.hangUp(callId, 'max_duration');
+      if (line) await this.conversation.closeWith(line);
+      else await this.conversation.stop();
+      if (!this.ending.started) await this.deps.hangUp(callId, reason);
     } catch (error) {
-      this.ctx.logger.warn({ err: error, callId }, 'the call’s closing line could not end it');
+      this.ctx.logger.warn({ err: error, callId, reason }, 'the platform could not end the call');
     }
     await this.end();
   }
@@ -177,7 +168,12 @@ export class CarrierMediaCall implements LiveCall {
       turnEnded: (turnId, { turn, replyAudio }) => {
         if (turn) void this.audio?.keepRecording(turn.index, turnId, replyAudio);
         else this.audio?.forget(turnId);
-        if (this.agentEndsCall) void this.endByAgent(turn?.spokenText ?? '');
+        // the agent ended the call (`end_call`): its reply has played (the carrier's marks said so)
+        if (this.agentEndsCall)
+          void this.closeCall(
+            turn?.spokenText.trim() ? null : (setup.closingLine ?? AGENT_CLOSING_LINE),
+            'agent_ended',
+          );
       },
       callControls: phoneCallControls(setup.transferDestinations, {
         endCall: () => {
@@ -202,27 +198,24 @@ export class CarrierMediaCall implements LiveCall {
         isEcho: () => this.echoGate.echo,
         isBackchannel: (text) => isBackchannel(text, setup.backchannels),
         interrupt: () => conversation.interrupt(),
-        utterance: (text, endedAt, turnId) => conversation.takeInput(text, endedAt, turnId),
+        utterance: (text, endedAt, turnId, durationMs) => {
+          if (this.machine?.listening) this.machine.utterance(text, durationMs);
+          else conversation.takeInput(text, endedAt, turnId);
+        },
       },
     );
   }
 
-  /**
-   * The agent ended the call (`end_call`): its reply has played (the carrier's marks said so); the
-   * closing line is said when the reply said nothing, then the call hangs up as `agent_ended`.
-   */
-  private async endByAgent(spoken: string): Promise<void> {
-    if (this.ending.started || !this.setup || !this.conversation || this.agentEnding) return;
-    this.agentEnding = true;
-    const { callId } = this.setup;
-    try {
-      if (spoken.trim()) await this.conversation.stop();
-      else await this.conversation.closeWith(this.setup.closingLine ?? AGENT_CLOSING_LINE);
-      if (!this.ending.started) await this.deps.hangUp(callId, 'agent_ended');
-    } catch (error) {
-      this.ctx.logger.warn({ err: error, callId }, 'the agent could not end the call');
-    }
-    await this.end();
+  /** Who answered the outbound call (src/telephony/media/answering-machine.ts), and what follows. */
+  private screenAnswer(setup: PhoneCallSetup, voicemail: AnsweringMachineSetup): AnsweringMachineDetector {
+    const { callId } = setup;
+    return new AnsweringMachineDetector({
+      answeredBy: (who, why) => {
+        this.ctx.logger.info({ callId, answeredBy: who, why }, 'an outbound call was answered');
+        if (who === 'human') this.conversation?.greet(callId);
+      },
+      speakNow: () => void this.closeCall(voicemail.message, 'voicemail'),
+    });
   }
 
   /**
@@ -252,6 +245,7 @@ export class CarrierMediaCall implements LiveCall {
     // the carrier's clock places the frame on the line, however late or bunched it came
     const heardAt = timestampMs === undefined ? Date.now() : this.origin + timestampMs;
     const echo = this.echoGate.callerHeard(narrow, heardAt);
+    this.machine?.hear(narrow);
     const pcm = this.inbound.pushPcm(narrow);
     if (!pcm.length) return;
     // the agent's own voice coming back is not the caller's: speech detection hears silence there
@@ -285,6 +279,7 @@ export class CarrierMediaCall implements LiveCall {
     clearInterval(this.renewTimer);
     clearTimeout(this.closingTimer);
     this.keypad?.cancel();
+    this.machine?.close();
     this.playout?.close();
     try {
       await this.conversation?.stop();

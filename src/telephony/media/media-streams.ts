@@ -16,7 +16,9 @@ import { carrierFor } from '../carriers/carrier-for';
 import { openCredentials } from '../phone-numbers/carrier-credentials';
 import { PhoneNumber } from '../phone-numbers/phone-number.entity';
 import { publicBaseUrl } from '../phone-numbers/phone-numbers.service';
-import { CarrierMediaCall, type PhoneCallSetup, type StreamStart } from './carrier-media-call';
+import { answeringMachineSetup } from './answering-machine';
+import { CarrierMediaCall } from './carrier-media-call';
+import type { PhoneCallSetup, StreamStart } from './media-call-setup';
 
 /** A carrier's media stream path: the carrier, and the call it carries (no query string). */
 const MEDIA_PATH = /^\/api\/v2\/telephony\/([a-z]{2,20})\/media\/(call_[A-Za-z0-9]{1,56})$/;
@@ -64,7 +66,7 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
   const manifest = await sessionManifest(em, session);
   const [account, call] = await Promise.all([
     knex('accounts').select('plan').where({ id: session.account }).first(),
-    knex('calls').select('max_duration_s').where({ id: callId }).first(),
+    knex('calls').select('max_duration_s', 'direction', 'variables').where({ id: callId }).first(),
   ]);
   return {
     callId,
@@ -80,6 +82,10 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
     transferDestinations: manifest.telephony?.transferDestinations ?? [],
     recording: session.recording,
     maxDurationS: call?.max_duration_s,
+    // an outbound call may reach an answering machine: the message left then (docs/telephony.md "Voicemail")
+    ...(call?.direction === 'outbound'
+      ? { answeringMachine: answeringMachineSetup(manifest.telephony?.voicemailMessage, call.variables) }
+      : {}),
   };
 }
 

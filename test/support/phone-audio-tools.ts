@@ -25,3 +25,19 @@ export function multimonDecodes(samples: Int16Array, sampleRate: number): string
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
   return [...out.matchAll(/^DTMF: (.)$/gm)].map((m) => m[1]).join('');
 }
+
+/** A beep: a sine of `hz` for `seconds`, made by sox. */
+export function soxBeep(hz: number, seconds: number, rate: number): Int16Array {
+  const out = execFileSync('sox', [
+    '-n',
+    ...raw(rate),
+    '-',
+    'synth',
+    String(seconds),
+    'sine',
+    String(hz),
+    'vol',
+    '0.5',
+  ]);
+  return new Int16Array(out.buffer, out.byteOffset, out.length / 2);
+}
