@@ -19,6 +19,9 @@ const PURE_MODULES = [
   '^src/sessions/turn-rules[.]ts$',
   '^src/temporal/search-attributes[.]ts$',
   '^src/telephony/calls/call-statuses[.]ts$',
+  '^src/campaigns/calling-hours[.]ts$',
+  '^src/campaigns/call-outcomes[.]ts$',
+  '^src/campaigns/statuses[.]ts$',
 ];
 
 /** Platform folders: the layers every area builds on. They know no area (the registries live in src/app/). */
@@ -45,6 +48,7 @@ const AREAS = [
   'admin',
   'analytics',
   'call-analysis',
+  'campaigns',
   'call-reports',
   'console-web',
   'docs',

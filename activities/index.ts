@@ -2,6 +2,7 @@ import type { Workload } from '../src/temporal/task-queues';
 import { createAgentTestActivities } from './agent-tests';
 import { createCallAnalysisActivities } from './call-analysis';
 import { createCallActivities } from './calls';
+import { createCampaignActivities } from './campaigns';
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
 import { createMarketplaceActivities } from './marketplace';
@@ -35,6 +36,7 @@ export const POOL_ACTIVITIES = {
     ...createMarketplaceActivities(deps),
     ...createAgentTestActivities(deps),
     ...createCallAnalysisActivities(deps),
+    ...createCampaignActivities(deps),
   }),
 } satisfies Record<Workload, (deps: ActivityDeps) => object>;
 

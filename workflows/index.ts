@@ -4,6 +4,7 @@
  * I/O, only activities.
  */
 export * from './analyze-session';
+export * from './campaign';
 export * from './deliver-webhook';
 export * from './housekeeping';
 export * from './phone-call';

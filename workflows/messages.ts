@@ -161,3 +161,35 @@ export const hangupUpdate = defineUpdate<CallState, [{ reason?: HangupReason }]>
 export const streamConnectedUpdate = defineUpdate<{ sessionId: string }, []>('streamConnected');
 /** The call's state, for the Web UI's query tab and for tests. */
 export const callStateQuery = defineQuery<CallState>('state');
+/** A transfer the agent asked for (`transfer_call`): a listed number or SIP address, put through cold. */
+export interface CallTransfer {
+  destination: string;
+  /** The tool call that asked it (the update's id is the call's and this one's). */
+  requestId: string;
+}
+/**
+ * The media transport's: puts the caller through to the destination at the carrier, once (a
+ * transfer asked twice would dial twice), and emits `call.transferred`; the call then ends
+ * `transferred`. Refused while the call is not in progress.
+ */
+export const transferUpdate = defineUpdate<TransferOutcome, [CallTransfer]>('transfer');
+export type TransferOutcome = { ok: true } | { ok: false; error: string };
+
+// --- outbound campaigns (workflows/campaign.ts)
+
+/** A campaign's state as its workflow holds it: the status, and the calls under way now. */
+export interface CampaignState {
+  status: 'running' | 'paused' | 'completed' | 'canceled';
+  callsInFlight: number;
+}
+/** Places nothing new until resumed (calls under way go on); answers the state once recorded. */
+export const pauseCampaignUpdate = defineUpdate<CampaignState, []>('pause');
+/** Places calls again after a pause; answers the state once recorded. */
+export const resumeCampaignUpdate = defineUpdate<CampaignState, []>('resume');
+/**
+ * Places nothing new, ever: calls under way go on to their end (none is hung up), then the campaign
+ * ends `canceled`. Answers the state once recorded.
+ */
+export const cancelCampaignUpdate = defineUpdate<CampaignState, []>('cancel');
+/** The campaign's state (the Web UI's query tab, tests). */
+export const campaignStateQuery = defineQuery<CampaignState>('state');

@@ -1,6 +1,7 @@
 import { AccountSchema } from '../accounts/account.entity';
 import { ActivitySchema } from '../activity-log/activity.entity';
 import { TestRunResultSchema, TestRunSchema, TestScenarioSchema } from '../agent-tests/agent-test.entity';
+import { CampaignContactSchema, CampaignSchema } from '../campaigns';
 import { EventSchema } from '../events/event.entity';
 import { IdempotencyKeySchema } from '../idempotency/idempotency-key.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
@@ -68,4 +69,6 @@ export const entities = [
   TestRunResultSchema,
   PhoneNumberSchema,
   CallSchema,
+  CampaignSchema,
+  CampaignContactSchema,
 ];

@@ -1,5 +1,6 @@
 import { createTestRunOutboxHandler } from '../agent-tests';
 import { createAnalysisOutboxHandler } from '../call-analysis';
+import { createCampaignOutboxHandler } from '../campaigns';
 import type { OutboxDeps, OutboxHandler } from '../events/outbox';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
@@ -22,5 +23,6 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createTestRunOutboxHandler(deps),
     createAnalysisOutboxHandler(deps),
     createCallOutboxHandler(deps),
+    createCampaignOutboxHandler(deps),
   ];
 }

@@ -6,6 +6,7 @@ import { mountReviewerRoutes } from '../admin/reviewers.routes';
 import { mountAgentTestRoutes } from '../agent-tests';
 import { mountAnalyticsRoutes } from '../analytics/analytics.routes';
 import { mountCallAnalysisRoutes } from '../call-analysis';
+import { mountCampaignRoutes } from '../campaigns';
 import type { AppContext } from '../common/context';
 import { mountKeyRoutes } from '../keys/keys.routes';
 import { mountMarketplaceRoutes } from '../marketplace/marketplace.routes';
@@ -49,6 +50,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountSessionRoutes(roots.platform, ctx);
   mountPhoneNumberRoutes(roots.platform, ctx);
   mountCallRoutes(roots.platform, ctx);
+  mountCampaignRoutes(roots.platform, ctx);
   mountCallAnalysisRoutes(roots.platform, ctx);
   // end-of-call links (docs/sessions.md "End-of-call links"): signed, no API key
   mountTranscriptLinkRoute(roots.platformPublic, ctx);

@@ -40,7 +40,8 @@ export type IdPrefix =
   | 'testrun'
   | 'pn'
   | 'call'
-  | 'prov';
+  | 'prov'
+  | 'cmp';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

@@ -7,6 +7,7 @@ export const telephonyEnv = {
   CARRIER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   CALL_UNCONFIRMED_WAIT_S: z.coerce.number().int().min(1).max(3600).default(60),
   INTERRUPT_MIN_SPEECH_MS: z.coerce.number().int().min(60).max(3000).default(250),
+  CAMPAIGN_MINUTE_MS: z.coerce.number().int().min(1).max(60_000).default(60_000),
 };
 
 /**
@@ -22,6 +23,11 @@ export interface TelephonyConfig {
   carrierTimeoutMs: number;
   unconfirmedCallWaitS: number;
   interruptMinSpeechMs: number;
+  /**
+   * How many real ms a minute of a campaign's clock lasts (docs/campaigns.md "The campaign clock"):
+   * its calling hours and retry delays. 60 000 (real time) except in tests, which shrink a day to seconds.
+   */
+  campaignMinuteMs: number;
 }
 
 type TelephonyEnv = { [K in keyof typeof telephonyEnv]: z.infer<(typeof telephonyEnv)[K]> };
@@ -33,5 +39,6 @@ export function telephonyConfig(e: TelephonyEnv): TelephonyConfig {
     carrierTimeoutMs: e.CARRIER_TIMEOUT_MS,
     unconfirmedCallWaitS: e.CALL_UNCONFIRMED_WAIT_S,
     interruptMinSpeechMs: e.INTERRUPT_MIN_SPEECH_MS,
+    campaignMinuteMs: e.CAMPAIGN_MINUTE_MS,
   };
 }

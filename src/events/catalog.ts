@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'persona.rolled_back',
   'call.started',
   'call.ended',
+  'call.transferred',
+  'campaign.completed',
   'webhook.test',
 ] as const;
 
@@ -38,6 +40,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'persona.rolled_back': 'An earlier approved persona version was made live',
   'call.started': 'A phone call was answered',
   'call.ended': 'A phone call ended (completed, busy, no answer, failed or canceled)',
+  'call.transferred': 'The agent put a phone call through to a number or SIP address (transfer_call)',
+  'campaign.completed': "An outbound campaign's workflow ended (completed, or canceled), with its counts",
   'webhook.test': 'Sent by POST /webhooks/:id/test',
 };
 
@@ -122,6 +126,10 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
     case 'call.started':
     case 'call.ended':
       return callSample(type, sessionId);
+    case 'call.transferred':
+      return { ...callSample('call.started', sessionId), destination: '+14155550188' };
+    case 'campaign.completed':
+      return campaignSample();
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
   }
@@ -169,5 +177,16 @@ function callSample(type: 'call.started' | 'call.ended', sessionId: string): Rec
     status: ended ? 'completed' : 'in-progress',
     endedReason: ended ? 'completed' : null,
     durationS: ended ? 95 : null,
+  };
+}
+
+/** A finished campaign's event data (`campaign.completed`). */
+function campaignSample(): Record<string, unknown> {
+  return {
+    campaignId: newId('cmp'),
+    name: 'Spring renewals',
+    status: 'completed',
+    outcomes: { answered: 141, busy: 3, 'no-answer': 12, voicemail: 40, failed: 4 },
+    progress: { total: 200, done: 200, calling: 0, waitingRetry: 0, pending: 0, canceled: 0, calls: 236 },
   };
 }

@@ -58,6 +58,37 @@ export const SessionAnalyzedData = z
   })
   .meta({ id: 'SessionAnalyzedEventData' });
 
+const contactCount = (description: string) => z.number().int().meta({ description });
+
+/** `campaign.completed`'s `data` (docs/campaigns.md): the campaign's final counts. */
+export const CampaignCompletedData = z
+  .strictObject({
+    campaignId: z.string().meta({ description: 'The campaign (`cmp_…`)' }),
+    name: z.string(),
+    status: z
+      .enum(['completed', 'canceled'])
+      .meta({ description: '`completed`: every contact done; `canceled`: canceled through the API' }),
+    outcomes: z
+      .strictObject({
+        answered: contactCount('Contacts whose last call was answered'),
+        busy: contactCount('Contacts left busy'),
+        'no-answer': contactCount('Contacts that did not answer'),
+        voicemail: contactCount('Contacts whose last call reached voicemail'),
+        failed: contactCount('Contacts whose last call failed'),
+      })
+      .meta({ description: 'Contacts per final outcome' }),
+    progress: z.strictObject({
+      total: contactCount('Contacts in the campaign'),
+      done: contactCount('Contacts with a final outcome'),
+      calling: contactCount('Always 0 once ended'),
+      waitingRetry: contactCount('Always 0 once ended'),
+      pending: contactCount('Always 0 once ended'),
+      canceled: contactCount('Contacts left uncalled by a cancel'),
+      calls: contactCount('Calls placed, every attempt counted'),
+    }),
+  })
+  .meta({ id: 'CampaignCompletedEventData' });
+
 export type SessionEndedPayload = z.input<typeof SessionEndedData>;
 export type SessionAnalyzedPayload = z.input<typeof SessionAnalyzedData>;
 
@@ -65,6 +96,7 @@ export type SessionAnalyzedPayload = z.input<typeof SessionAnalyzedData>;
 export const EVENT_DATA_SCHEMAS: Partial<Record<EventType, z.ZodObject>> = {
   'session.ended': SessionEndedData,
   'session.analyzed': SessionAnalyzedData,
+  'campaign.completed': CampaignCompletedData,
 };
 
 /** The envelope of an event of `type` (docs/api-contract.md "Events"), with its `data` schema. */

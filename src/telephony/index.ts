@@ -3,10 +3,12 @@
  * composition root reach it only through this file.
  */
 
+export { CALL_LIMITS, checkDestination } from './calls/call-limits';
 export { callSessionDriver } from './calls/call-sessions';
 export type { CallSessionDriver } from './calls/call-types';
 export { mountCallRoutes } from './calls/calls.routes';
 export { createCallOutboxHandler } from './calls/outbox';
+export { insertQueuedCalls, type QueuedCall } from './calls/queued-calls';
 export { readStreamToken, takeStreamToken } from './calls/stream-token';
 export { TELEPHONY_ROOT, telephonyWebhooks } from './calls/telephony-webhooks.routes';
 export { isPhoneMediaUpgrade, phoneMediaStreams } from './media/media-streams';

@@ -55,6 +55,11 @@ export const SCENARIOS = {
    * session), completed twice (the second ignored).
    */
   'phone-call-answered-completed': 'phoneCallWorkflow',
+  /**
+   * A campaign of four contacts at concurrency 2: its calls as child workflows, a busy contact retried
+   * after the delay, a pause and a resume (Workflow Updates), completed (`campaign.completed`).
+   */
+  'campaign-retried-paused-completed': 'campaignWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

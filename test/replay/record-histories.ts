@@ -33,6 +33,7 @@ import { completeManifest } from '../support/personas';
 import { startReceiver } from '../support/receiver';
 import { call, newDeveloper, setPlan, startTestApp } from '../support/test-app';
 import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './histories';
+import { recordCampaign } from './record-campaign';
 import { recordPhoneCall } from './record-phone-call';
 
 type Node = { id: string; type: string; config?: Record<string, unknown> };
@@ -509,6 +510,7 @@ async function main(): Promise<void> {
       stops,
     );
     await recordPhoneCall(record, stops);
+    await recordCampaign(record, stops);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }

@@ -62,7 +62,11 @@ export class TwilioDouble {
   /** Every call, outbound and inbound, in the order they were placed. */
   readonly calls: DoubleCall[] = [];
   readonly requests: TwilioRestRequest[] = [];
-  private readonly scripts = new Map<string | undefined, CalleeScript>([[undefined, { outcome: 'answer' }]]);
+  private readonly scripts = new Map<string | undefined, CalleeScript[]>([
+    [undefined, [{ outcome: 'answer' }]],
+  ]);
+  /** Calls placed so far to each number (which of its scripts the next one follows). */
+  private readonly placedTo = new Map<string, number>();
   private readonly created = new EventEmitter();
   private readonly basicAuth: string;
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
@@ -79,9 +83,20 @@ export class TwilioDouble {
     return this;
   }
 
-  /** How the next calls' callees behave: calls to `to`, or every call when `to` is left out. */
-  script(script: CalleeScript, to?: string): void {
-    this.scripts.set(to, script);
+  /**
+   * How the next calls' callees behave: calls to `to`, or every call when `to` is left out. A list
+   * scripts successive calls to that number, the last one repeated (busy, then answered).
+   */
+  script(script: CalleeScript | CalleeScript[], to?: string): void {
+    this.scripts.set(to, Array.isArray(script) ? script : [script]);
+  }
+
+  /** The script of the next call to `to`. */
+  private nextScript(to: string): CalleeScript {
+    const scripts = this.scripts.get(to) ?? this.scripts.get(undefined)!;
+    const placed = this.placedTo.get(to) ?? 0;
+    this.placedTo.set(to, placed + 1);
+    return scripts[Math.min(placed, scripts.length - 1)]!;
   }
 
   /** The call at `index` (or the first that `matches`) once it exists. */
@@ -163,6 +178,9 @@ export class TwilioDouble {
     if (!to) return restError(res, 400, 21201, "No 'To' number is specified");
     if (!from) return restError(res, 400, 21213, "No 'From' number is specified");
     if (!twiml && !url) return restError(res, 400, 21205, 'Either Url or Twiml is required');
+    const script = this.nextScript(to);
+    if (script.outcome === 'refuse')
+      return restError(res, 400, 21211, `The 'To' number ${to} is not a valid phone number.`);
     const requested = listOf(params.StatusCallbackEvent).flatMap((e) => e.split(/[\s,]+/));
     const call = new DoubleCall({
       accountSid: this.accountSid,
@@ -176,7 +194,7 @@ export class TwilioDouble {
       // Twilio: with no StatusCallbackEvent, only `completed` is posted
       statusCallbackEvents: requested.length ? EVENTS.filter((e) => requested.includes(e)) : ['completed'],
       statusCallbackMethod: one(params.StatusCallbackMethod)?.toUpperCase() === 'GET' ? 'GET' : 'POST',
-      script: this.scripts.get(to) ?? this.scripts.get(undefined)!,
+      script,
     });
     this.addCall(call);
     res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(call.resource()));
@@ -187,7 +205,12 @@ export class TwilioDouble {
     const status = one(params.Status);
     if (status !== undefined && status !== 'completed' && status !== 'canceled')
       return restError(res, 400, 21218, `Invalid Status: ${status}`);
+    const twiml = one(params.Twiml);
+    // Twilio: a call not in progress cannot be redirected (21220)
+    if (twiml !== undefined && call.status !== 'in-progress')
+      return restError(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
     if (status) call.endByApi(status);
+    else if (twiml !== undefined) void call.replaceTwiml(twiml);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(call.resource()));
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The `background` pool's workflows (src/temporal/task-queues.ts): reviews, agent tests, call
- * analysis, marketplace removals, housekeeping and the health ping.
+ * analysis, marketplace removals, housekeeping, the health ping and outbound campaigns.
  */
 export * from '../analyze-session';
+export * from '../campaign';
 export * from '../housekeeping';
 export * from '../remove-marketplace-item';
 export * from '../review-marketplace-item';

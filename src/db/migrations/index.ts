@@ -30,6 +30,7 @@ import { Migration20261129100000CallRecordings } from './Migration20261129100000
 import { Migration20261129110000PersonaTools } from './Migration20261129110000PersonaTools';
 import { Migration20261129120000Reviewers } from './Migration20261129120000Reviewers';
 import { Migration20261129130000Providers } from './Migration20261129130000Providers';
+import { Migration20261129140000Campaigns } from './Migration20261129140000Campaigns';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -64,4 +65,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129110000PersonaTools', class: Migration20261129110000PersonaTools },
   { name: 'Migration20261129120000Reviewers', class: Migration20261129120000Reviewers },
   { name: 'Migration20261129130000Providers', class: Migration20261129130000Providers },
+  { name: 'Migration20261129140000Campaigns', class: Migration20261129140000Campaigns },
 ];

@@ -13,9 +13,12 @@ export type CallStatus =
   | 'canceled';
 export type StatusCallbackEvent = 'initiated' | 'ringing' | 'answered' | 'completed';
 
-/** How the far end of a call behaves: answers after ringing, or is busy, does not answer, fails. */
+/**
+ * How the far end of a call behaves: answers after ringing, or is busy, does not answer, fails; or
+ * (`refuse`) the REST API refuses to place the call (400, Twilio's 21211 "Invalid 'To' Phone Number").
+ */
 export interface CalleeScript {
-  outcome: 'answer' | 'busy' | 'no-answer' | 'failed';
+  outcome: 'answer' | 'busy' | 'no-answer' | 'failed' | 'refuse';
   /** How long it rings before the outcome (default 100 ms). */
   ringMs?: number;
   /** How the status callbacks and the stream's upgrade are signed (default: as Twilio does). */
@@ -24,6 +27,14 @@ export interface CalleeScript {
   callbacks?: 'deliver' | 'hold';
   /** What the line adds to the caller's audio (echo, noise). */
   line?: LineOptions;
+  /** Answered calls: the callee hangs up this long after the answer. */
+  talkMs?: number;
+  /**
+   * Answered calls: `stream` (the default) follows the TwiML onto the media stream; `none` stays on
+   * the line without opening it (a campaign's orchestration needs no conversation), until the
+   * callee (`talkMs`) or the API hangs up.
+   */
+  media?: 'stream' | 'none';
 }
 
 /** A status callback the double signed, and how the platform answered it. */

@@ -40,6 +40,14 @@ export class DoubleCall extends EventEmitter {
   private hangUpRequested = false;
   /** The ringing's timer, cut short when the call ends while it rings. */
   private ringing?: { timer: NodeJS.Timeout; resolve: () => void };
+  /** The callee's hang-up after `talkMs`. */
+  private talking?: NodeJS.Timeout;
+  /** A document a call update sent, to follow once the verb under way has stopped. */
+  private replacedBy?: string;
+  /** Ends the `<Dial>` under way (either side hung up). */
+  private bridged?: () => void;
+  /** Where `<Dial>` put the caller through (a transfer), and the caller id it showed. */
+  readonly dialed: { destination: string; callerId?: string; at: number }[] = [];
 
   constructor(readonly setup: CallSetup) {
     super();
@@ -94,6 +102,7 @@ export class DoubleCall extends EventEmitter {
     // hung up while it rang: ended already (`canceled`)
     if (this.endedAt || this.hangUpRequested) return this.finish('canceled');
     const { outcome } = this.setup.script;
+    if (outcome === 'refuse') return this.finish('failed'); // never placed: the REST API refused it
     if (outcome !== 'answer') return this.finish(outcome);
     await this.answer(async () => this.setup.twiml ?? (await this.fetchTwiml(this.setup.url!)).body);
   }
@@ -111,6 +120,7 @@ export class DoubleCall extends EventEmitter {
   /** The callee (or caller) hangs up: `stop` on the stream, then the call completes. */
   async hangUp(): Promise<void> {
     this.hangUpRequested = true;
+    this.bridged?.();
     if (this.stream) await this.stream.stop();
     else await this.finish(this.status === 'in-progress' ? 'completed' : 'canceled');
     await this.ended;
@@ -126,6 +136,7 @@ export class DoubleCall extends EventEmitter {
     // `canceled` ends a call only before it is answered (Twilio: it does not affect an in-progress call)
     if (!live || (requested === 'canceled' && this.status === 'in-progress')) return false;
     this.hangUpRequested = true;
+    this.bridged?.();
     if (this.status === 'in-progress' && this.stream) void this.stream.stop();
     else void this.finish(this.status === 'in-progress' ? 'completed' : 'canceled');
     return true;
@@ -160,14 +171,52 @@ export class DoubleCall extends EventEmitter {
     this.answeredAt = Date.now();
     this.setStatus('in-progress');
     await this.statusEvent('answered');
-    const document = await twimlOf();
-    this.twiml.push(document);
-    for (const verb of readTwiml(document)) {
-      if (this.hangUpRequested || verb.verb === 'Hangup') break;
-      if (verb.verb === 'Say') this.said.push(verb.text);
-      else await this.runStream(verb.url, verb.parameters);
+    const { talkMs, media } = this.setup.script;
+    if (talkMs !== undefined) this.talking = setTimeout(() => void this.hangUp(), talkMs);
+    // no stream: the call stays up until the callee or the API hangs up (finish then)
+    if (media === 'none') return;
+    let document: string | undefined = await twimlOf();
+    while (document !== undefined) {
+      this.twiml.push(document);
+      document = await this.follow(document);
     }
     await this.finish('completed');
+  }
+
+  /**
+   * Follows a TwiML document's verbs until its end or a `<Hangup/>`; a document the API sent meanwhile
+   * (a call update with `Twiml`) interrupts it and is answered, to be followed next.
+   */
+  private async follow(document: string): Promise<string | undefined> {
+    for (const verb of readTwiml(document)) {
+      if (this.hangUpRequested || verb.verb === 'Hangup') return undefined;
+      if (verb.verb === 'Say') this.said.push(verb.text);
+      else if (verb.verb === 'Dial') await this.dial(verb.destination, verb.callerId);
+      else await this.runStream(verb.url, verb.parameters);
+      const next = this.replacedBy;
+      this.replacedBy = undefined;
+      if (next !== undefined) return next;
+    }
+    return undefined;
+  }
+
+  /**
+   * A call update with new TwiML (Twilio: "the call immediately executes the new TwiML"): the verb
+   * under way stops (a media stream gets `stop`), and the call follows the new document.
+   */
+  async replaceTwiml(document: string): Promise<void> {
+    readTwiml(document);
+    this.replacedBy = document;
+    await this.stream?.stop();
+  }
+
+  /** `<Dial>`: the caller is put through to `destination`, and talks there until either side hangs up. */
+  private async dial(destination: string, callerId: string | undefined): Promise<void> {
+    this.dialed.push({ destination, callerId, at: Date.now() });
+    this.emit('dial', destination);
+    await new Promise<void>((resolve) => {
+      this.bridged = resolve;
+    });
   }
 
   private async runStream(url: string, customParameters: Record<string, string>): Promise<void> {
@@ -193,6 +242,7 @@ export class DoubleCall extends EventEmitter {
   private async finish(status: CallStatus): Promise<void> {
     if (this.endedAt) return;
     this.endedAt = Date.now();
+    clearTimeout(this.talking);
     if (this.ringing) {
       clearTimeout(this.ringing.timer);
       this.ringing.resolve();

@@ -2,7 +2,9 @@
 export type TwimlVerb =
   | { verb: 'Say'; text: string }
   | { verb: 'Hangup' }
-  | { verb: 'Connect.Stream'; url: string; parameters: Record<string, string> };
+  | { verb: 'Connect.Stream'; url: string; parameters: Record<string, string> }
+  /** `<Dial callerId>` with a `<Number>` or a `<Sip>`: the caller put through to `destination`. */
+  | { verb: 'Dial'; destination: string; callerId?: string };
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
@@ -24,8 +26,8 @@ function attributesOf(source: string): Record<string, string> {
 }
 
 /**
- * The verbs of a TwiML document the double acts on, in order: `<Say>` (its text), `<Hangup/>` and
- * `<Connect><Stream url>` with its `<Parameter>`s. Enough of XML for what a TwiML writer produces
+ * The verbs of a TwiML document the double acts on, in order: `<Say>` (its text), `<Hangup/>`,
+ * `<Connect><Stream url>` with its `<Parameter>`s and `<Dial>` to a `<Number>` or `<Sip>`. Enough of XML for what a TwiML writer produces
  * (elements, attributes in double quotes, entities); it throws on a document without `<Response>`.
  */
 export function readTwiml(document: string): TwimlVerb[] {
@@ -34,16 +36,23 @@ export function readTwiml(document: string): TwimlVerb[] {
   const open: string[] = [];
   let stream: Extract<TwimlVerb, { verb: 'Connect.Stream' }> | undefined;
   let say: { verb: 'Say'; text: string } | undefined;
+  let dial: Extract<TwimlVerb, { verb: 'Dial' }> | undefined;
+  /** The `<Number>` or `<Sip>` whose text is being read. */
+  let target = false;
   const body = document.replace(/^\s*<\?xml[^?]*\?>/, '');
   for (const [, closing, name, attributeSource, selfClosing, text] of body.matchAll(
     /<(\/?)([A-Za-z]+)((?:\s+[\w:.-]+\s*=\s*"[^"]*")*)\s*(\/?)>|([^<]+)/g,
   )) {
     if (text !== undefined) {
       if (say) say.text += unescapeXml(text);
+      if (dial && target) dial.destination += unescapeXml(text).trim();
       continue;
     }
     if (closing) {
       open.pop();
+      if (name === 'Number' || name === 'Sip') target = false;
+      if (name === 'Dial' && dial) verbs.push(dial);
+      if (name === 'Dial') dial = undefined;
       if (name === 'Stream' && stream) verbs.push(stream);
       if (name === 'Stream') stream = undefined;
       if (name === 'Say' && say) verbs.push(say);
@@ -57,6 +66,8 @@ export function readTwiml(document: string): TwimlVerb[] {
     if (name === 'Parameter' && stream && attributes.name !== undefined)
       stream.parameters[attributes.name] = attributes.value ?? '';
     if (name === 'Say') say = { verb: 'Say', text: '' };
+    if (name === 'Dial') dial = { verb: 'Dial', destination: '', callerId: attributes.callerId };
+    if ((name === 'Number' || name === 'Sip') && parent === 'Dial') target = true;
     if (name === 'Hangup') verbs.push({ verb: 'Hangup' });
     if (!selfClosing) open.push(name!);
     else if (name === 'Stream' && stream) {

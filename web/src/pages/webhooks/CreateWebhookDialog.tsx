@@ -27,6 +27,8 @@ export const EVENT_TYPES = [
   'test_run.completed',
   'call.started',
   'call.ended',
+  'call.transferred',
+  'campaign.completed',
   'webhook.test',
 ] as const satisfies readonly EventType[];
 const _allEventTypes: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
