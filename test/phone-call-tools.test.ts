@@ -165,4 +165,51 @@ describe('call tools on a phone call', () => {
       ['keypad: 5', 'Support.'],
     ]);
   }, 90_000);
+
+  it('transfer_call: put through to a listed number once the words have played; an unlisted one refused', async () => {
+    const desk = { destination: '+14155550188', name: 'Billing desk', description: 'Invoices and refunds' };
+    h.llm.script((req) => {
+      const last = lastMessage(req);
+      if (last.role === 'tool') return { content: 'Sorry, I cannot transfer you there.' };
+      if (String(last.content).includes('manager'))
+        return {
+          tool_calls: [{ id: 'call_x', name: 'transfer_call', arguments: { destination: '+19005550100' } }],
+        };
+      return String(last.content).includes('invoice')
+        ? {
+            content: 'Let me put you through to billing.',
+            tool_calls: [
+              { id: 'call_t', name: 'transfer_call', arguments: { destination: desk.destination } },
+            ],
+          }
+        : { content: 'Okay.' };
+    });
+    const { sessionId, stream } = await h.phoneCall('transfer', {}, { transferDestinations: [desk] });
+    await callerSays(stream, 'Get me the manager');
+    await until(async () => (await transcriptOf(sessionId)).length === 1, 'the refused turn', 30_000);
+    // the model saw only the listed destination, and heard why the other was refused
+    const offered = (h.llm.requests[0] as LlmRequest).tools!.find(
+      (t) => t.function.name === 'transfer_call',
+    )!;
+    expect(JSON.stringify(offered.function.parameters)).toContain('+14155550188');
+    expect(String(lastMessage(h.llm.requests.at(-1) as LlmRequest).content)).toContain(
+      'is not a destination',
+    );
+    expect(h.transfers.filter((t) => t.callId === 'call_transfer')).toEqual([]);
+    await callerSays(stream, 'About my invoice');
+    await until(() => h.transfers.some((t) => t.callId === 'call_transfer'), 'the transfer', 30_000);
+    const transfer = h.transfers.find((t) => t.callId === 'call_transfer')!;
+    expect(transfer.destination).toBe(desk.destination);
+    // the caller heard "let me put you through" before: its marks came back before the transfer
+    const said = stream.received.marks.filter((m) => !m.name.startsWith('greeting'));
+    expect(said.length).toBeGreaterThan(0);
+    for (const mark of said) expect(mark.echoedAt).toBeLessThanOrEqual(transfer.at);
+    await until(async () => (await transcriptOf(sessionId)).length === 2, 'the transfer turn', 30_000);
+    const [refused, moved] = await transcriptOf(sessionId);
+    expect(refused!.actions).toEqual([expect.objectContaining({ tool: 'transfer_call', success: false })]);
+    expect(moved!.actions).toEqual([
+      expect.objectContaining({ tool: 'transfer_call', toolId: 'call/transfer_call', success: true }),
+    ]);
+    expect(moved!.reply.text).toBe('Let me put you through to billing.');
+  }, 120_000);
 });

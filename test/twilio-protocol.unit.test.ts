@@ -16,7 +16,7 @@ import {
 } from '../src/telephony/twilio/media-messages';
 import { twilioMediaProtocol } from '../src/telephony/twilio/media-protocol';
 import { paramsOfForm, twilioSignature, verifyTwilioSignature } from '../src/telephony/twilio/signature';
-import { connectStreamTwiml, sayAndHangUpTwiml } from '../src/telephony/twilio/twiml';
+import { connectStreamTwiml, dialTwiml, sayAndHangUpTwiml } from '../src/telephony/twilio/twiml';
 
 /** Characters XML 1.0 cannot carry. */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
@@ -165,6 +165,20 @@ describe('TwiML', () => {
     expect(() => connectStreamTwiml('https://h/s')).toThrow(/wss/);
     expect(() => connectStreamTwiml('wss://h/s', { t: 'x'.repeat(499) })).toThrow(/500/);
     expect(() => connectStreamTwiml('wss://h/s', { t: 'x'.repeat(498) })).not.toThrow();
+  });
+
+  it("<Dial> to a number or a SIP address is VoiceResponse's document", () => {
+    for (const [destination, callerId] of [
+      ['+14155550100', '+15551230000'],
+      ['sip:desk@pbx.example.com', '+15551230000'],
+      ['sips:billing&co@pbx.example.com', '+4930123456'],
+    ]) {
+      const response = new twilio.twiml.VoiceResponse();
+      const dial = response.dial({ callerId });
+      if (destination.startsWith('sip')) dial.sip(destination);
+      else dial.number(destination);
+      expect(dialTwiml(destination, { callerId })).toBe(response.toString());
+    }
   });
 
   it("<Say> then <Hangup/> is VoiceResponse's document", () => {

@@ -19,12 +19,15 @@ import {
 import { CallStatusKey } from '../src/temporal/search-attributes';
 import {
   type CallState,
+  type CallTransfer,
   type CarrierStatus,
   callStateQuery,
   carrierStatusSignal,
   type HangupReason,
   hangupUpdate,
   streamConnectedUpdate,
+  type TransferOutcome,
+  transferUpdate,
 } from './messages';
 import { pinnedWhenVersioned } from './versioning';
 
@@ -63,6 +66,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     retry: { initialInterval: '1 second', maximumAttempts: 5 },
   });
   const state: CallState = { status: input.status, sessionId: null, carrierCallId: null, endedReason: null };
+  let transferred = false;
   const pending: CarrierStatus[] = [];
   let stopReason: StopReason | undefined;
   let hangUpSent = false;
@@ -95,6 +99,14 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
       },
     },
   );
+
+  setTransferHandler(input.callId, input.carrierTimeoutMs, {
+    transferable: () =>
+      state.status === 'in-progress' && state.endedReason === null && stopReason === undefined,
+    transferred: () => {
+      transferred = true;
+    },
+  });
 
   // the state says ended once the row does: a hang-up answered then reads the call ended
   const finish = async (status: CallStatus, endedReason: string, extra: Partial<CarrierStatus> = {}) => {
@@ -130,7 +142,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     }
   }
   await followCall(input, state, pending, finish, {
-    stopReason: () => stopReason,
+    stopReason: () => stopReason ?? (transferred ? 'transferred' : undefined),
     setStopReason: (r) => {
       stopReason ??= r;
     },
@@ -149,8 +161,41 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   return state;
 }
 
-/** Why the platform ends a call: a hang-up asked (and why), or the `maxDurationS` timer. */
-type StopReason = HangupReason | 'max_duration';
+/**
+ * The agent's cold transfers (`transfer_call` to a number or SIP address): each asked once at the
+ * carrier (no retry: a transfer asked twice dials twice), then `call.transferred`; the call then
+ * ends `transferred`. Refused while the call is not in progress.
+ */
+function setTransferHandler(
+  callId: string,
+  carrierTimeoutMs: number,
+  call: { transferable(): boolean; transferred(): void },
+) {
+  const steps = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+  const { transferCall } = proxyActivities<Activities>({
+    startToCloseTimeout: carrierTimeoutMs + 10_000,
+    retry: { maximumAttempts: 1 },
+  });
+  setHandler(
+    transferUpdate,
+    async ({ destination, requestId }: CallTransfer): Promise<TransferOutcome> => {
+      const outcome = await transferCall({ callId, destination });
+      if (!outcome.ok) return { ok: false, error: outcome.error };
+      call.transferred();
+      await steps.recordCallTransfer({ callId, destination, requestId });
+      return { ok: true };
+    },
+    {
+      validator: (_transfer: CallTransfer) => {
+        if (!call.transferable())
+          throw ApplicationFailure.nonRetryable('The call is not in progress', 'CallNotInProgress');
+      },
+    },
+  );
+}
+
+/** Why the platform ends a call: a hang-up asked (and why), the `maxDurationS` timer, or a transfer. */
+type StopReason = HangupReason | 'max_duration' | 'transferred';
 
 interface Follow {
   stopReason(): StopReason | undefined;

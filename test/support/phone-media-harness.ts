@@ -53,6 +53,8 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
   const calls = new Map<string, PhoneCallSetup>();
   const ended: string[] = [];
   const hungUp: { callId: string; reason: string; at: number }[] = [];
+  /** The cold transfers the calls asked for (the calls area's workflow is not here: each succeeds). */
+  const transfers: { callId: string; destination: string; requestId: string; at: number }[] = [];
   const streams: TwilioMediaStream[] = [];
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => wss.once('listening', r));
@@ -66,6 +68,10 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
       ended: (callId) => ended.push(callId),
       hangUp: async (callId, reason) => {
         hungUp.push({ callId, reason, at: performance.now() });
+      },
+      transfer: async (callId, transfer) => {
+        transfers.push({ callId, ...transfer, at: performance.now() });
+        return { ok: true };
       },
     });
   });
@@ -120,5 +126,19 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
     await llm.close();
   }
 
-  return { app, llm, stt, dev, personaId, wss, calls, ended, hungUp, phoneCall, sessionDetail, close };
+  return {
+    app,
+    llm,
+    stt,
+    dev,
+    personaId,
+    wss,
+    calls,
+    ended,
+    hungUp,
+    transfers,
+    phoneCall,
+    sessionDetail,
+    close,
+  };
 }

@@ -88,6 +88,13 @@ export class ReplySpeech {
     );
   }
 
+  /** Answers once what was said so far has been sent and has played (or the reply was interrupted). */
+  async drain(): Promise<void> {
+    for (const segment of this.segmenter.flush()) this.enqueue(segment, false);
+    await this.queue;
+    await this.played();
+  }
+
   /** The rest of the text: spoken, then this answers once every segment is sent (or the reply stopped). */
   async finish(): Promise<void> {
     for (const segment of this.segmenter.flush()) this.enqueue(segment, false);

@@ -77,6 +77,7 @@ function streamListener(input: StreamTurnInput, speech: ReplySpeech): TurnListen
     toolFinished: (call) => send({ type: 'tool.finished', turnId, callId: call.id, ...call }),
     hold: (phrase) => speech.hold(phrase),
     sound: ({ pcm, sampleRate }) => speech.sound(pcm, sampleRate),
+    drain: () => speech.drain(),
     workflowStep: (step) => send({ type: 'workflow.step', turnId, ...step }),
   };
 }

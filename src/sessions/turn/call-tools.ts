@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AgentTool, ChatToolCall } from '../agent-context';
 import type { TurnAction } from '../session.entity';
 import type { AgentToolOutcome } from '../turn-types';
-import type { TurnListener } from './turn-listener';
 
 /**
  * The built-in call tools (docs/telephony.md "Call tools"): what a human agent does on a phone
@@ -109,6 +108,12 @@ function transferTool(controls: CallControls): AgentTool {
   };
 }
 
+/** What a call tool needs of its turn's listener (src/sessions/turn/turn-listener.ts). */
+interface CallToolListener {
+  sound?(sound: { pcm: Int16Array; sampleRate: number }): void;
+  drain?(): Promise<void>;
+}
+
 /**
  * Whether a turn's action handed the call on: ended (`end_call`) or transferred (`transfer_call`).
  * The turn's rounds stop there: what the agent said is its last word on the call.
@@ -128,7 +133,7 @@ export const isCallTool = (tool: AgentTool | undefined) => tool?.ref.kind === 'c
 export async function runCallTool(
   controls: CallControls,
   call: ChatToolCall,
-  listener: Pick<TurnListener, 'sound'>,
+  turn: { listener: CallToolListener; turnId: string },
 ): Promise<AgentToolOutcome> {
   const started = performance.now();
   const name = call.function.name as CallToolName;
@@ -138,7 +143,7 @@ export async function runCallTool(
   } catch {
     args = undefined;
   }
-  const outcome = await callToolOutcome(controls, name, call.id, args, listener);
+  const outcome = await callToolOutcome(controls, name, `${turn.turnId}:${call.id}`, args, turn.listener);
   const durationMs = Math.round(performance.now() - started);
   const recordedArgs = typeof args === 'object' && args !== null && !Array.isArray(args) ? args : {};
   return {
@@ -162,7 +167,7 @@ async function callToolOutcome(
   name: CallToolName,
   requestId: string,
   args: unknown,
-  listener: Pick<TurnListener, 'sound'>,
+  listener: CallToolListener,
 ): Promise<Outcome> {
   if (name === 'end_call' && controls.endCall) {
     controls.endCall();
@@ -184,6 +189,8 @@ async function callToolOutcome(
       error: `${parsed.data.destination} is not a destination this call may be transferred to`,
     };
   const { mode, summary } = parsed.data;
+  // the caller hears what the agent said ("let me put you through") before anything changes
+  await listener.drain?.();
   const transferred = await controls.transfer({ destination, mode, summary, requestId });
   return transferred.ok ? { ok: true, result: transferred.message } : transferred;
 }

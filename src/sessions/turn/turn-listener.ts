@@ -21,6 +21,8 @@ export interface TurnListener {
   hold(phrase: string): void;
   /** A sound the agent plays in the reply, after what it said so far (`press_digits`' tones). */
   sound?(sound: { pcm: Int16Array; sampleRate: number }): void;
+  /** Answers once what the agent said so far has played to the caller (or the reply was interrupted). */
+  drain?(): Promise<void>;
   /** A voice command settled a node (`nodeId`), or its run ended (`nodeId: null`). */
   workflowStep(step: {
     workflowName: string;

@@ -74,9 +74,7 @@ export async function runToolRound(
     const outcomes: AgentToolOutcome[] = [];
     for (const call of round.calls)
       outcomes.push(
-        onCall(call)
-          ? await runCallTool(turn.call!, call, turn.listener)
-          : fromWorkflow[inWorkflow.indexOf(call)]!,
+        onCall(call) ? await runCallTool(turn.call!, call, turn) : fromWorkflow[inWorkflow.indexOf(call)]!,
       );
     outcomes.forEach(({ action }, i) => {
       if (action.type !== 'tool') return;

@@ -98,6 +98,51 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
   }
 }
 
+/**
+ * Asks the carrier to put the caller through to `destination` (a cold transfer), once: the workflow
+ * runs this with no retry, since a transfer asked twice dials twice. A 4xx or an unreachable
+ * carrier is told to the agent as why the transfer did not happen (in doubt for the latter).
+ */
+export async function transferAtCarrier(
+  ctx: CoreContext,
+  input: { callId: string; destination: string },
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  const call = await loadCall(ctx, input.callId);
+  if (!call?.carrier_call_id) return { ok: false, error: 'The call is not connected at the carrier' };
+  const found = await carrierOfNumber(ctx, call.phone_number_id);
+  if (!found) return { ok: false, error: 'The phone number was deleted' };
+  // the callee sees the platform's number: the one the caller dialled, or the one that called out
+  const callerId = call.direction === 'inbound' ? call.to : call.from;
+  try {
+    await found.carrier.transfer(call.carrier_call_id, { destination: input.destination, callerId });
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof CarrierRefusedError)
+      return { ok: false, error: `The carrier refused: ${error.message}` };
+    if (error instanceof CarrierUnknownOutcomeError)
+      return {
+        ok: false,
+        error: `The carrier could not be reached (${error.message}); the transfer may not have happened`,
+      };
+    throw error;
+  }
+}
+
+/** Emits `call.transferred` once for the transfer (its id derived from the call and the request). */
+export async function recordCallTransfer(
+  ctx: CoreContext,
+  input: { callId: string; destination: string; requestId: string },
+): Promise<void> {
+  await knexOf(ctx).transaction(async (trx) => {
+    const { rows } = await trx.raw<{ rows: CallRow[] }>('select * from calls where id = ?', [input.callId]);
+    if (!rows[0]) return;
+    await insertCallEvent(trx, rows[0], 'call.transferred', {
+      idPart: input.requestId,
+      data: { destination: input.destination },
+    });
+  });
+}
+
 /** Asks the carrier to end the call (idempotent: the carrier ends a call once). */
 export async function hangUpAtCarrier(ctx: CoreContext, input: { callId: string }): Promise<void> {
   const call = await loadCall(ctx, input.callId);
@@ -129,15 +174,17 @@ export function callEventData(call: CallRow) {
 export async function insertCallEvent(
   trx: Knex.Transaction,
   call: CallRow,
-  type: 'call.started' | 'call.ended',
+  type: 'call.started' | 'call.ended' | 'call.transferred',
+  /** The event's own part of its id and data (a transfer's request and destination). */
+  extra?: { idPart: string; data: Record<string, unknown> },
 ) {
   const owner = { accountId: call.account_id, environment: call.environment };
   const row = eventRow({
     ...owner,
-    id: derivedId('evt', call.id, type),
+    id: extra ? derivedId('evt', call.id, type, extra.idPart) : derivedId('evt', call.id, type),
     type,
     personaId: call.persona_id,
-    data: callEventData(call),
+    data: { ...callEventData(call), ...extra?.data },
   });
   const { sql, bindings } = insertEventsSql(owner, [row]);
   await trx.raw(sql, bindings);

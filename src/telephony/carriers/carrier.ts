@@ -79,6 +79,11 @@ export interface CarrierClient {
   placeCall(call: CallToPlace): Promise<{ carrierCallId: string }>;
   /** Ends a call under way (or cancels one still ringing). */
   hangUp(carrierCallId: string): Promise<void>;
+  /**
+   * Puts the caller through to `destination` (E.164 or a SIP URI), shown as calling from `callerId`
+   * (a cold transfer): the call leaves its media stream, and its status callbacks go on.
+   */
+  transfer(carrierCallId: string, to: { destination: string; callerId: string }): Promise<void>;
   /** Whether a webhook request is the carrier's (its signature). */
   verifyWebhook(request: CarrierRequest): boolean;
   /**

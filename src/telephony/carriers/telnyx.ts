@@ -49,6 +49,9 @@ export function telnyxCarrier(
       return { carrierCallId };
     },
     hangUp: (carrierCallId) => control.command(carrierCallId, 'hangup'),
+    // Call Control's blind transfer: the caller is put through, the media stream ends
+    transfer: (carrierCallId, { destination, callerId }) =>
+      control.command(carrierCallId, 'transfer', { to: destination, from: callerId }),
     answerCall: (call) =>
       control.command(call.carrierCallId, 'answer', {
         client_state: clientStateOf(call.callToken),

@@ -3,7 +3,7 @@ import { OutboundError, sendOutbound } from '../../outbound/http';
 import { STREAM_TOKEN_PARAMETER } from '../calls/stream-token';
 import { twilioMediaProtocol } from '../twilio/media-protocol';
 import { paramsOfForm, TWILIO_SIGNATURE_HEADER, verifyTwilioSignature } from '../twilio/signature';
-import { connectStreamTwiml } from '../twilio/twiml';
+import { connectStreamTwiml, dialTwiml } from '../twilio/twiml';
 import {
   type CallToPlace,
   type CarrierClient,
@@ -31,7 +31,8 @@ function twilioMessage(status: number, body: string): string {
 /**
  * Twilio's Programmable Voice REST API (https://www.twilio.com/docs/voice/api/call-resource):
  * `POST /2010-04-01/Accounts/{AccountSid}/Calls.json` places a call with inline TwiML that connects
- * it to the platform's media stream, `POST …/Calls/{Sid}.json` with `Status=completed` ends it. Basic
+ * it to the platform's media stream, `POST …/Calls/{Sid}.json` with `Status=completed` ends it, and
+ * with `Twiml` (a `<Dial>`) transfers it. Basic
  * auth with the Account SID and auth token; form-encoded bodies; through the outbound guard.
  */
 export function twilioCarrier(
@@ -97,6 +98,13 @@ export function twilioCarrier(
       await post(
         `${base}/Calls/${encodeURIComponent(carrierCallId)}.json`,
         new URLSearchParams({ Status: 'completed' }),
+      );
+    },
+    async transfer(carrierCallId, { destination, callerId }) {
+      // the call's TwiML replaced (Twilio's call update): <Dial> instead of <Connect><Stream>
+      await post(
+        `${base}/Calls/${encodeURIComponent(carrierCallId)}.json`,
+        new URLSearchParams({ Twiml: dialTwiml(destination, { callerId }) }),
       );
     },
     verifyWebhook: ({ url, headers, rawBody }) => verify(url, headers, rawBody),

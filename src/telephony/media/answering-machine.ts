@@ -79,8 +79,14 @@ export class AnsweringMachineDetector {
     this.verdict = who;
     clearTimeout(this.firstWordsTimer);
     this.hooks.answeredBy(who, why);
-    if (who === 'human') return this.close();
-    if (this.beepHeard) return this.speak('beep');
+    if (who === 'human') {
+      this.close();
+      return;
+    }
+    if (this.beepHeard) {
+      this.speak('beep');
+      return;
+    }
     this.beepTimer = setTimeout(() => this.speak('no_beep'), BEEP_WAIT_MS);
   }
 

@@ -1,3 +1,4 @@
+import type { CallTransfer, TransferOutcome } from '../../../workflows/messages';
 import {
   type CallControls,
   isPersonaDestination,
@@ -21,13 +22,29 @@ type Transfer = NonNullable<CallControls['transfer']>;
  */
 export function phoneCallControls(
   destinations: TransferDestination[] | undefined,
-  call: { endCall(): void; toPersona: Transfer; toLine?: Transfer },
+  call: {
+    endCall(): void;
+    toPersona: Transfer;
+    /** A cold transfer through the call's workflow (absent: only personas are offered). */
+    toLine?(transfer: CallTransfer): Promise<TransferOutcome>;
+  },
 ): CallControls {
   return {
     endCall: () => call.endCall(),
     digitTones: (digits) => ({ pcm: dtmfTones(digits, TONE_SAMPLE_RATE), sampleRate: TONE_SAMPLE_RATE }),
     destinations: (destinations ?? []).filter((d) => call.toLine || isPersonaDestination(d)),
     transfer: (request: TransferRequest) =>
-      isPersonaDestination(request.destination) ? call.toPersona(request) : call.toLine!(request),
+      isPersonaDestination(request.destination) ? call.toPersona(request) : toLine(call.toLine!, request),
   };
+}
+
+/** A transfer to a number or SIP address: cold, through the call's workflow (which emits `call.transferred`). */
+async function toLine(
+  transfer: (t: CallTransfer) => Promise<TransferOutcome>,
+  { destination, mode, requestId }: TransferRequest,
+): ReturnType<Transfer> {
+  if (mode === 'warm')
+    return { ok: false, error: 'Warm transfers are not available on phone lines yet: transfer cold' };
+  const outcome = await transfer({ destination: destination.destination, requestId });
+  return outcome.ok ? { ok: true, message: `The caller was put through to ${destination.name}.` } : outcome;
 }

@@ -180,6 +180,7 @@ export class CarrierMediaCall implements LiveCall {
           this.agentEndsCall = true;
         },
         toPersona: (request) => transferToPersona(this.ctx, this.conversation!, setup.sessionId, request),
+        toLine: (transfer) => this.deps.transfer(setup.callId, transfer),
       }),
     });
     this.conversation = conversation;

@@ -1,4 +1,4 @@
-import type { HangupReason } from '../../../workflows/messages';
+import type { CallTransfer, HangupReason, TransferOutcome } from '../../../workflows/messages';
 import type { ConversationSession } from '../../sessions';
 import type { CarrierMediaEvent } from '../carriers/carrier';
 
@@ -35,4 +35,6 @@ export interface MediaCallDeps {
   ended(callId: string): void;
   /** Hangs the call up through its workflow (its session ended), saying why. */
   hangUp(callId: string, reason: HangupReason): Promise<void>;
+  /** Puts the caller through to a number or SIP address through the call's workflow (a cold transfer). */
+  transfer(callId: string, transfer: CallTransfer): Promise<TransferOutcome>;
 }

@@ -1,7 +1,14 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WebSocketServer } from 'ws';
-import { hangupUpdate, streamConnectedUpdate } from '../../../workflows/messages';
+import {
+  type CallTransfer,
+  hangupUpdate,
+  streamConnectedUpdate,
+  type TransferOutcome,
+  transferUpdate,
+} from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import { LiveCalls, SHUTDOWN_WAIT_MS } from '../../common/live-calls';
 import type { Plan } from '../../config/env';
@@ -89,6 +96,24 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
   };
 }
 
+/** A cold transfer through the call's workflow, asked at most once per tool call (the update's id). */
+async function transferThroughWorkflow(
+  ctx: AppContext,
+  callId: string,
+  transfer: CallTransfer,
+): Promise<TransferOutcome> {
+  try {
+    return await ctx.temporal.workflow.getHandle(callId).executeUpdate(transferUpdate, {
+      args: [transfer],
+      updateId: `${callId}:transfer:${transfer.requestId}`,
+    });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError)
+      return { ok: false, error: 'The call is not in progress' };
+    throw error;
+  }
+}
+
 /**
  * The carriers' media streams of this API process (docs/telephony.md "The media stream"), on the
  * HTTP server's own port, at `/api/v2/telephony/<carrier>/media/<call id>`: each upgrade is checked
@@ -123,6 +148,7 @@ export function phoneMediaStreams(ctx: AppContext) {
           hangUp: async (id, reason) => {
             await ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate, { args: [{ reason }] });
           },
+          transfer: (id, transfer) => transferThroughWorkflow(ctx, id, transfer),
         });
         calls.add(call);
       });

@@ -50,7 +50,7 @@ export interface TelnyxCallControl {
   /** `POST /v2/calls/{id}/actions/{action}`. */
   command(
     callControlId: string,
-    action: 'answer' | 'hangup' | 'reject',
+    action: 'answer' | 'hangup' | 'reject' | 'transfer',
     body?: Record<string, unknown>,
   ): Promise<void>;
 }

@@ -85,3 +85,15 @@ export function sayAndHangUpTwiml(message: string, options: SayOptions = {}): st
   const say = message ? `<Say${attributes}>${escapeXmlText(message)}</Say>` : `<Say${attributes}/>`;
   return `${XML_DECLARATION}<Response>${say}<Hangup/></Response>`;
 }
+
+/**
+ * The answer that puts the caller through to `destination` (a cold transfer): `<Dial>` with the
+ * number (`<Number>`) or SIP address (`<Sip>`), shown to the callee as coming from `callerId`.
+ * The call leaves its media stream: the agent is off the line.
+ */
+export function dialTwiml(destination: string, options: { callerId: string }): string {
+  const target = /^sips?:/i.test(destination)
+    ? `<Sip>${escapeXmlText(destination)}</Sip>`
+    : `<Number>${escapeXmlText(destination)}</Number>`;
+  return `${XML_DECLARATION}<Response><Dial callerId="${escapeXmlAttribute(options.callerId)}">${target}</Dial></Response>`;
+}
