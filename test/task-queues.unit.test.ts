@@ -24,13 +24,14 @@ const workflowsOf = (w: Workload) =>
 
 const WORKFLOWS_DIR = path.resolve(__dirname, '../workflows');
 
-/** The source of a pool's workflows: its module's files and what they import from workflows/. */
+/** The source of a pool's workflows: its module's files and what they import (not only as types) from workflows/. */
 function poolSources(w: Workload): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    const source = fs.readFileSync(file, 'utf8');
+    // a type-only import is erased from the bundle (a campaign names the call workflow's type only)
+    const source = fs.readFileSync(file, 'utf8').replace(/import type [^;]+;/g, '');
     for (const [, spec] of source.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
       const target = path.resolve(path.dirname(file), `${spec}.ts`);
       if (target.startsWith(WORKFLOWS_DIR) && fs.existsSync(target)) visit(target);
