@@ -54,12 +54,14 @@ describe('a worker killed mid-campaign', () => {
       });
       expect(created.status).toBe(201);
       const id = created.body.data.id as string;
-      // some calls done, some under way: the worker dies, another takes over
-      while (rig.double.calls.filter((c) => c.endedAt).length < 10)
-        await new Promise((r) => setTimeout(r, 50));
+      // some calls done, some under way: the worker dies, another takes over (the calls of a wave
+      // end together, and the next wave starts a moment later: the kill waits for one under way)
+      const ended = () => rig!.double.calls.filter((c) => c.endedAt).length;
+      const underWay = () => rig!.double.calls.filter((c) => !c.endedAt).length;
+      while (ended() < 10 || underWay() === 0) await new Promise((r) => setTimeout(r, 20));
+      const underWayAtKill = underWay();
       await stopProcess(first, 'SIGKILL');
       first = undefined;
-      const underWayAtKill = rig.double.calls.filter((c) => !c.endedAt).length;
       second = spawnWorker(workerEnv);
 
       const done = await waitForCampaign(rig, id, ['completed'], 240_000);
