@@ -3,6 +3,7 @@ import { consoleCases } from '../support/mutation-cases/console';
 import { marketplaceCases } from '../support/mutation-cases/marketplace';
 import { marketplaceInstallCases } from '../support/mutation-cases/marketplace-installs';
 import { platformCallCases } from '../support/mutation-cases/platform-calls';
+import { platformCampaignCases } from '../support/mutation-cases/platform-campaigns';
 import { platformHookCases } from '../support/mutation-cases/platform-hooks';
 import { platformPhoneCases } from '../support/mutation-cases/platform-phone';
 import { platformRunCases } from '../support/mutation-cases/platform-runs';
@@ -19,6 +20,7 @@ const TABLES = {
   platformToolCases,
   platformPhoneCases,
   platformCallCases,
+  platformCampaignCases,
   platformRunCases,
   marketplaceCases,
   marketplaceInstallCases,
