@@ -77,6 +77,35 @@ describe('answering-machine detection (the platform’s own)', () => {
     expect(second.heard).toEqual(['machine: wording', 'speak: no_beep']);
   });
 
+  it('with the carrier detecting, its verdict decides: machine → the message now, fax → none, else a person', () => {
+    const verdicts: [Parameters<AnsweringMachineDetector['carrierSaid']>[0], string[]][] = [
+      [{ answeredBy: 'machine', beep: true }, ['machine: carrier: machine, beep', 'speak: beep']],
+      [{ answeredBy: 'machine', beep: false }, ['machine: carrier: machine', 'speak: beep']],
+      [{ answeredBy: 'fax', beep: false }, ['machine: carrier: fax', 'speak: fax']],
+      [{ answeredBy: 'human', beep: false }, ['human: carrier: human']],
+      [{ answeredBy: 'unknown', beep: false }, ['human: carrier: unknown']],
+      [null, ['human: carrier: no verdict']],
+    ];
+    for (const [verdict, expected] of verdicts) {
+      const heard: string[] = [];
+      const d = new AnsweringMachineDetector(
+        {
+          answeredBy: (who: AnsweredBy, why) => heard.push(`${who}: ${why}`),
+          speakNow: (after) => heard.push(`speak: ${after}`),
+        },
+        true,
+      );
+      // the audio decides nothing: the words, the pause, a beep
+      d.utterance("You've reached Sam, leave a message after the tone", 2_800);
+      jest.advanceTimersByTime(FIRST_WORDS_WAIT_MS);
+      feed(d, soxBeep(1000, 0.5, 8000));
+      feed(d, new Int16Array(1600));
+      expect(heard).toEqual([]);
+      d.carrierSaid(verdict);
+      expect(heard).toEqual(expected);
+    }
+  });
+
   it('fills the voicemail message with the call’s variables; none configured: hang up without one', () => {
     expect(
       fillCallVariables('Hi {{name}}, order {{ order }}{{missing}}.', { name: 'Sam', order: 'A-1' }),

@@ -63,4 +63,45 @@ describe('voicemail on an outbound call', () => {
     expect(transcript.map((t: { text: string }) => t.text)).toEqual(['Where is my parcel?']);
     expect(h.hungUp.filter((u) => u.callId === 'call_person')).toEqual([]);
   }, 90_000);
+
+  it('the carrier’s detection decides when it has one: a machine gets the message, a person the greeting', async () => {
+    // a machine: nothing is said while it talks; once the carrier's verdict comes, the message
+    h.stt.configure({ transcript: 'Hi, this is Sam', delayMs: 50 });
+    let verdictNow!: () => void;
+    h.answeredBy.set(
+      'call_carrier-machine',
+      new Promise((resolve) => {
+        verdictNow = () => resolve({ answeredBy: 'machine', beep: true });
+      }),
+    );
+    const machine = await h.phoneCall(
+      'carrier-machine',
+      {},
+      { answeringMachine: { message: MESSAGE, carrierDetects: true } },
+    );
+    // a short greeting, which the platform's own detection would take for a person
+    await machine.stream.say(await spoken('Hi, this is Sam'));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(machine.stream.received.media).toEqual([]);
+    const saidAt = performance.now();
+    verdictNow();
+    await until(() => h.hungUp.some((u) => u.callId === 'call_carrier-machine'), 'the hang-up', 30_000);
+    expect(h.hungUp.find((u) => u.callId === 'call_carrier-machine')!.reason).toBe('voicemail');
+    expect(machine.stream.received.media[0]!.at).toBeGreaterThanOrEqual(saidAt);
+    expect(machine.stream.received.marks.filter((m) => m.name.startsWith('greeting'))).toEqual([]);
+
+    // a person, by the carrier's word
+    h.answeredBy.set('call_carrier-person', Promise.resolve({ answeredBy: 'human', beep: false }));
+    const person = await h.phoneCall(
+      'carrier-person',
+      {},
+      { answeringMachine: { message: MESSAGE, carrierDetects: true } },
+    );
+    await until(
+      () => person.stream.received.marks.some((m) => m.name.startsWith('greeting')),
+      'the greeting',
+      30_000,
+    );
+    expect(h.hungUp.filter((u) => u.callId === 'call_carrier-person')).toEqual([]);
+  }, 90_000);
 });

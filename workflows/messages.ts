@@ -174,6 +174,20 @@ export interface CallTransfer {
  */
 export const transferUpdate = defineUpdate<TransferOutcome, [CallTransfer]>('transfer');
 export type TransferOutcome = { ok: true } | { ok: false; error: string };
+/**
+ * Who answered an outbound call, as the carrier's answering-machine detection says (Twilio's
+ * `AnsweredBy`): a machine's verdict comes once its greeting has ended (`beep`: it beeped then).
+ */
+export interface CarrierAnsweredBy {
+  answeredBy: 'human' | 'machine' | 'fax' | 'unknown';
+  beep: boolean;
+}
+/** The carrier's verdict, from its signed callback (a signal: the carrier is not kept waiting). */
+export const answeredBySignal = defineSignal<[CarrierAnsweredBy]>('answeredBy');
+/** The media transport's: waits up to `waitMs` for the carrier's verdict; null when none came. */
+export const awaitAnsweredByUpdate = defineUpdate<CarrierAnsweredBy | null, [{ waitMs: number }]>(
+  'awaitAnsweredBy',
+);
 
 // --- outbound campaigns (workflows/campaign.ts)
 

@@ -18,8 +18,11 @@ import {
 } from '../src/telephony/calls/call-statuses';
 import { CallStatusKey } from '../src/temporal/search-attributes';
 import {
+  answeredBySignal,
+  awaitAnsweredByUpdate,
   type CallState,
   type CallTransfer,
+  type CarrierAnsweredBy,
   type CarrierStatus,
   callStateQuery,
   carrierStatusSignal,
@@ -73,9 +76,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   let session: Promise<{ sessionId: string }> | undefined;
 
   setHandler(callStateQuery, () => state);
-  setHandler(carrierStatusSignal, (s) => {
-    pending.push(s);
-  });
+  setHandler(carrierStatusSignal, (s) => void pending.push(s));
   setHandler(hangupUpdate, async (asked?: { reason?: HangupReason }) => {
     stopReason ??= asked?.reason ?? 'hangup';
     await condition(() => hangUpSent || state.endedReason !== null);
@@ -100,6 +101,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     },
   );
 
+  handleAnsweredBy(state);
   setTransferHandler(input.callId, input.carrierTimeoutMs, {
     transferable: () =>
       state.status === 'in-progress' && state.endedReason === null && stopReason === undefined,
@@ -192,6 +194,21 @@ function setTransferHandler(
       },
     },
   );
+}
+
+/**
+ * The carrier's answering-machine verdict (outbound calls on a carrier that detects): kept, and
+ * handed to the media transport, which asks for it as soon as its stream starts and may wait.
+ */
+function handleAnsweredBy(state: CallState) {
+  let verdict: CarrierAnsweredBy | null = null;
+  setHandler(answeredBySignal, (v) => {
+    verdict ??= v;
+  });
+  setHandler(awaitAnsweredByUpdate, async ({ waitMs }: { waitMs: number }) => {
+    await condition(() => verdict !== null || state.endedReason !== null, waitMs);
+    return verdict;
+  });
 }
 
 /** Why the platform ends a call: a hang-up asked (and why), the `maxDurationS` timer, or a transfer. */

@@ -4,6 +4,7 @@ import { startWorker } from '../../src/app/runtime';
 import { CarrierMediaCall } from '../../src/telephony/media/carrier-media-call';
 import type { PhoneCallSetup } from '../../src/telephony/media/media-call-setup';
 import { twilioMediaProtocol } from '../../src/telephony/twilio/media-protocol';
+import type { CarrierAnsweredBy } from '../../workflows/messages';
 import { TEST_ENV } from './env';
 import { startLlmDouble } from './llm-double';
 import { completeManifest } from './personas';
@@ -55,6 +56,8 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
   const hungUp: { callId: string; reason: string; at: number }[] = [];
   /** The cold transfers the calls asked for (the calls area's workflow is not here: each succeeds). */
   const transfers: { callId: string; destination: string; requestId: string; at: number }[] = [];
+  /** What the carrier's answering-machine detection says of a call (by call id), when a test says. */
+  const answeredBy = new Map<string, Promise<CarrierAnsweredBy | null>>();
   const streams: TwilioMediaStream[] = [];
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => wss.once('listening', r));
@@ -69,6 +72,8 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
       hangUp: async (callId, reason) => {
         hungUp.push({ callId, reason, at: performance.now() });
       },
+      // the carrier's verdict, when a test plays the carrier's answering-machine detection
+      answeredBy: async (callId) => answeredBy.get(callId) ?? null,
       transfer: async (callId, transfer) => {
         transfers.push({ callId, ...transfer, at: performance.now() });
         return { ok: true };
@@ -137,6 +142,7 @@ export async function startPhoneMediaHarness(label: string, manifest = completeM
     ended,
     hungUp,
     transfers,
+    answeredBy,
     phoneCall,
     sessionDetail,
     close,

@@ -194,6 +194,10 @@ export class TwilioDouble {
       // Twilio: with no StatusCallbackEvent, only `completed` is posted
       statusCallbackEvents: requested.length ? EVENTS.filter((e) => requested.includes(e)) : ['completed'],
       statusCallbackMethod: one(params.StatusCallbackMethod)?.toUpperCase() === 'GET' ? 'GET' : 'POST',
+      asyncAmdStatusCallback:
+        one(params.MachineDetection) && one(params.AsyncAmd) === 'true'
+          ? one(params.AsyncAmdStatusCallback)
+          : undefined,
       script,
     });
     this.addCall(call);

@@ -7,7 +7,11 @@ import { CarrierRefusedError, CarrierUnknownOutcomeError } from '../carriers/car
 import { carrierFor } from '../carriers/carrier-for';
 import { openCredentials } from '../phone-numbers/carrier-credentials';
 import { type Carrier, PhoneNumber } from '../phone-numbers/phone-number.entity';
-import { publicBaseUrl, statusCallbackUrlOf } from '../phone-numbers/phone-numbers.service';
+import {
+  answeredByCallbackUrlOf,
+  publicBaseUrl,
+  statusCallbackUrlOf,
+} from '../phone-numbers/phone-numbers.service';
 import type { CallStatus } from './call-statuses';
 import { mintStreamToken } from './stream-token';
 
@@ -85,6 +89,7 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
       streamUrl: mediaStreamUrlOf(ctx.config, call.id, found.number.provider),
       callToken: mintStreamToken(ctx.encryptor, call.id),
       statusCallbackUrl: `${statusCallbackUrlOf(ctx.config, found.number)}?callId=${call.id}`,
+      answeredByCallbackUrl: `${answeredByCallbackUrlOf(ctx.config, found.number)}?callId=${call.id}`,
     });
     await knex.raw('update calls set carrier_call_id = ? where id = ? and carrier_call_id is null', [
       carrierCallId,

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowNotFoundError } from '@temporalio/client';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import { type CarrierStatus, carrierStatusSignal } from '../../../workflows/messages';
@@ -40,11 +40,28 @@ export async function signedRequest(ctx: AppContext, req: Request, provider: Pho
  * The call is the one the query's `callId` names (an outbound call's status URL) if it is the
  * number's, else the number's call with that carrier id; false if neither.
  */
-export async function signalCarrierStatus(
+export function signalCarrierStatus(
   ctx: AppContext,
   req: Request,
   number: PhoneNumber,
   status: CarrierStatus & { carrierCallId: string },
+): Promise<boolean> {
+  return signalCall(ctx, req, number, status.carrierCallId, (handle) =>
+    handle.signal(carrierStatusSignal, status),
+  );
+}
+
+/**
+ * Sends a carrier webhook's news to its call's workflow: the call the query's `callId` names (a call
+ * the platform placed) if it is the number's, else the number's call with that carrier id. False
+ * when there is none; a workflow already over takes nothing (a late webhook changes nothing).
+ */
+export async function signalCall(
+  ctx: AppContext,
+  req: Request,
+  number: PhoneNumber,
+  carrierCallId: string,
+  send: (handle: WorkflowHandle) => Promise<void>,
 ): Promise<boolean> {
   const query = callIdQuery.safeParse(req.query);
   const knex = ctx.orm.em.getConnection().getKnex();
@@ -55,14 +72,13 @@ export async function signalCarrierStatus(
       : (
           await knex.raw<{ rows: { id: string }[] }>(
             'select id from calls where phone_number_id = ? and carrier_call_id = ? limit 1',
-            [number.id, status.carrierCallId],
+            [number.id, carrierCallId],
           )
         ).rows[0]?.id;
   if (!callId) return false;
   try {
-    await ctx.temporal.workflow.getHandle(callId).signal(carrierStatusSignal, status);
+    await send(ctx.temporal.workflow.getHandle(callId));
   } catch (error) {
-    // the call's workflow is over: the call has ended, and a late status changes nothing
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
   return true;

@@ -1,9 +1,10 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
+import { answeredBySignal, type CarrierAnsweredBy } from '../../../workflows/messages';
 import type { AppContext } from '../../common/context';
 import { notFound, validationFailed } from '../../http/errors';
 import { CALL_STATUSES } from './call-statuses';
-import { signalCarrierStatus, signedRequest, webhookHandler } from './carrier-webhooks';
+import { signalCall, signalCarrierStatus, signedRequest, webhookHandler } from './carrier-webhooks';
 import { answerIncomingCall } from './inbound-calls';
 
 /** Twilio's status callback, as far as the platform reads it. */
@@ -51,6 +52,41 @@ async function statusCallback(ctx: AppContext, req: Request, res: Response) {
   res.status(204).end();
 }
 
+/** Twilio's asynchronous AMD callback (https://www.twilio.com/docs/voice/answering-machine-detection). */
+const TwilioAnsweredByForm = z.object({
+  CallSid: z.string().min(1).max(64),
+  AnsweredBy: z.enum([
+    'human',
+    'machine_start',
+    'machine_end_beep',
+    'machine_end_silence',
+    'machine_end_other',
+    'fax',
+    'unknown',
+  ]),
+  MachineDetectionDuration: z.coerce.number().int().min(0).optional(),
+});
+
+/**
+ * POST /api/v2/telephony/twilio/answered-by/:phoneNumberId: who answered an outbound call, signed as
+ * a status callback is. The call's workflow gets the verdict as a signal; its media stream, which
+ * waits for it before it greets, greets a person or leaves the voicemail message on a machine
+ * (docs/telephony.md "Voicemail"). 204; 403 and nothing done for a bad or missing signature.
+ */
+async function answeredByCallback(ctx: AppContext, req: Request, res: Response) {
+  const { number, form } = await signedForm(ctx, req, TwilioAnsweredByForm);
+  const said = form.AnsweredBy;
+  const verdict: CarrierAnsweredBy = {
+    answeredBy: said.startsWith('machine_') ? 'machine' : (said as CarrierAnsweredBy['answeredBy']),
+    beep: said === 'machine_end_beep',
+  };
+  const found = await signalCall(ctx, req, number, form.CallSid, (handle) =>
+    handle.signal(answeredBySignal, verdict),
+  );
+  if (!found) throw notFound('Call');
+  res.status(204).end();
+}
+
 /** Twilio's voice webhook, as far as the platform reads it; a caller without a number is `anonymous`. */
 const TwilioVoiceForm = z.object({
   CallSid: z.string().min(1).max(64),
@@ -85,5 +121,6 @@ export function twilioWebhooks(ctx: AppContext): Router {
   router.use(express.text({ type: 'application/x-www-form-urlencoded', limit: '64kb' }));
   router.post('/status/:phoneNumberId', webhookHandler(ctx, statusCallback));
   router.post('/voice/:phoneNumberId', webhookHandler(ctx, voiceWebhook));
+  router.post('/answered-by/:phoneNumberId', webhookHandler(ctx, answeredByCallback));
   return router;
 }

@@ -18,6 +18,11 @@ export interface CallToPlace {
   callToken: string;
   /** Where the carrier posts the call's status changes (names the call in its query). */
   statusCallbackUrl: string;
+  /**
+   * Where a carrier that detects answering machines posts who answered (names the call in its
+   * query): Twilio's asynchronous AMD. A carrier without one ignores it.
+   */
+  answeredByCallbackUrl: string;
 }
 
 /** The carrier refused the request (a 4xx): nothing was placed, and asking again will not help. */

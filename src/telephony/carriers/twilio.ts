@@ -85,6 +85,12 @@ export function twilioCarrier(
         Twiml: connectStreamTwiml(call.streamUrl, { [STREAM_TOKEN_PARAMETER]: call.callToken }),
         StatusCallback: call.statusCallbackUrl,
         StatusCallbackMethod: 'POST',
+        // answering-machine detection in the background (the call is on its stream meanwhile), its
+        // verdict posted once the machine's greeting has ended (docs/telephony.md "Voicemail")
+        MachineDetection: 'DetectMessageEnd',
+        AsyncAmd: 'true',
+        AsyncAmdStatusCallback: call.answeredByCallbackUrl,
+        AsyncAmdStatusCallbackMethod: 'POST',
       });
       for (const event of ['initiated', 'ringing', 'answered', 'completed']) {
         form.append('StatusCallbackEvent', event);

@@ -4,6 +4,12 @@ import { findSteadyTone } from '../audio/steady-tone';
 /** Who answered an outbound call: a person, or an answering machine (its greeting, then a beep). */
 export type AnsweredBy = 'human' | 'machine';
 
+/** The carrier's verdict (Twilio's `AnsweredBy`, as the call's workflow hands it over). */
+export interface CarrierVerdict {
+  answeredBy: 'human' | 'machine' | 'fax' | 'unknown';
+  beep: boolean;
+}
+
 /** Words of a machine's greeting that a person answering does not say. */
 const MACHINE_WORDING =
   /\b(leave (me |us )?(a |your )?(message|name)|after the (tone|beep)|(is|am|are) not available|unavailable|voice ?mail|mailbox|can'?t (come|get) to the phone|you('ve| have) reached|record your message)\b/i;
@@ -39,11 +45,33 @@ export class AnsweringMachineDetector {
     private readonly hooks: {
       /** The verdict, once: a person (converse), or a machine (wait for `speakNow`). */
       answeredBy(who: AnsweredBy, why: string): void;
-      /** On a machine: its beep has ended (or never came): the message may be left now. */
-      speakNow(after: 'beep' | 'no_beep'): void;
+      /** On a machine: its beep has ended (or never came): the message may be left now; a fax gets none. */
+      speakNow(after: 'beep' | 'no_beep' | 'fax'): void;
     },
+    /** The carrier detects (Twilio's AMD): its verdict (`carrierSaid`) decides, not the audio. */
+    private readonly byCarrier = false,
   ) {
-    this.firstWordsTimer = setTimeout(() => this.decide('human', 'no words'), FIRST_WORDS_WAIT_MS);
+    if (!byCarrier)
+      this.firstWordsTimer = setTimeout(() => this.decide('human', 'no words'), FIRST_WORDS_WAIT_MS);
+  }
+
+  /**
+   * The carrier's verdict (Twilio's `AnsweredBy`, posted once a machine's greeting has ended): a
+   * machine's message is left at once; a person, an unknown answer or no verdict is greeted.
+   */
+  carrierSaid(verdict: CarrierVerdict | null): void {
+    if (this.verdict || this.done) return;
+    const said = verdict?.answeredBy ?? 'no verdict';
+    if (said === 'fax') {
+      // a machine, but no message: nobody will hear it
+      this.verdict = 'machine';
+      this.hooks.answeredBy('machine', 'carrier: fax');
+      this.speak('fax');
+    } else if (said === 'machine') {
+      // the greeting (and its beep, when it beeped) is over: the message goes now
+      this.beepHeard = true;
+      this.decide('machine', `carrier: machine${verdict?.beep ? ', beep' : ''}`);
+    } else this.decide('human', `carrier: ${said}`);
   }
 
   /** Whether the verdict is still to come: the caller's utterances are the detector's, not turns. */
@@ -53,7 +81,7 @@ export class AnsweringMachineDetector {
 
   /** A caller frame (PCM16 at 8 kHz): looked at for the beep until the message is left. */
   hear(narrow: Int16Array): void {
-    if (this.done || this.verdict === 'human') return;
+    if (this.done || this.byCarrier || this.verdict === 'human') return;
     this.recent.push(narrow);
     const keep = Math.ceil(BEEP_WINDOW_MS / PHONE_FRAME_MS);
     if (this.recent.length > keep) this.recent.splice(0, this.recent.length - keep);
@@ -62,7 +90,7 @@ export class AnsweringMachineDetector {
 
   /** The caller's first utterance (its transcript and how long it was said). */
   utterance(text: string, durationMs: number): void {
-    if (this.verdict) return;
+    if (this.verdict || this.byCarrier) return;
     if (MACHINE_WORDING.test(text)) this.decide('machine', 'wording');
     else if (durationMs >= MACHINE_GREETING_MS) this.decide('machine', 'long greeting');
     else this.decide('human', 'short answer');
@@ -107,11 +135,43 @@ export class AnsweringMachineDetector {
     else if (this.verdict === 'machine') this.speak('beep');
   }
 
-  private speak(after: 'beep' | 'no_beep'): void {
+  private speak(after: 'beep' | 'no_beep' | 'fax'): void {
     if (this.done) return;
     this.close();
     this.hooks.speakNow(after);
   }
+}
+
+/**
+ * Screens an outbound call (docs/telephony.md "Voicemail"): by the carrier's verdict when it detects
+ * (asked for at once: the call's workflow hands it over when it comes), else by the call's audio. A
+ * person is greeted; a machine gets the message (none for a fax), then the call hangs up.
+ */
+export function screenOutboundAnswer(
+  setup: { message: string | null; carrierDetects?: boolean },
+  call: {
+    answeredBy(): Promise<CarrierVerdict | null>;
+    log(who: AnsweredBy, why: string): void;
+    greet(): void;
+    leave(message: string | null): void;
+  },
+): AnsweringMachineDetector {
+  const detector = new AnsweringMachineDetector(
+    {
+      answeredBy: (who, why) => {
+        call.log(who, why);
+        if (who === 'human') call.greet();
+      },
+      speakNow: (after) => call.leave(after === 'fax' ? null : setup.message),
+    },
+    setup.carrierDetects,
+  );
+  if (setup.carrierDetects)
+    call.answeredBy().then(
+      (verdict) => detector.carrierSaid(verdict),
+      () => detector.carrierSaid(null),
+    );
+  return detector;
 }
 
 /** `{{name}}` in a message filled with the call's variables (an unknown name is left out). */

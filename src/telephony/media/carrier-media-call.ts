@@ -15,11 +15,10 @@ import {
 import { decodeMulaw, InboundPhoneAudio } from '../audio';
 import type { CarrierMediaProtocol } from '../carriers/carrier';
 import { CallRecordingTap } from '../recordings/recording-tap';
-import { AnsweringMachineDetector } from './answering-machine';
+import { type AnsweringMachineDetector, screenOutboundAnswer } from './answering-machine';
 import { AGENT_CLOSING_LINE, phoneCallControls } from './call-controls';
 import { EchoGate } from './echo-gate';
 import {
-  type AnsweringMachineSetup,
   CALL_CLOSING_LINE,
   type MediaCallDeps,
   type PhoneCallSetup,
@@ -109,7 +108,13 @@ export class CarrierMediaCall implements LiveCall {
     if (setup.recording) this.recording = new CallRecordingTap(this.ctx, setup.callId, this.origin);
     this.wire(setup);
     // an outbound call listens first: a person is greeted, a machine gets the voicemail message
-    if (setup.answeringMachine) this.machine = this.screenAnswer(setup, setup.answeringMachine);
+    if (setup.answeringMachine)
+      this.machine = screenOutboundAnswer(setup.answeringMachine, {
+        answeredBy: () => this.deps.answeredBy(setup.callId),
+        log: (who, why) => this.ctx.logger.info({ callId: setup.callId, answeredBy: who, why }, 'answered'),
+        greet: () => this.conversation?.greet(setup.callId),
+        leave: (message) => void this.closeCall(message, 'voicemail'),
+      });
     else this.conversation?.greet(setup.callId);
     if (setup.maxDurationS)
       this.closingTimer = setTimeout(
@@ -205,18 +210,6 @@ export class CarrierMediaCall implements LiveCall {
         },
       },
     );
-  }
-
-  /** Who answered the outbound call (src/telephony/media/answering-machine.ts), and what follows. */
-  private screenAnswer(setup: PhoneCallSetup, voicemail: AnsweringMachineSetup): AnsweringMachineDetector {
-    const { callId } = setup;
-    return new AnsweringMachineDetector({
-      answeredBy: (who, why) => {
-        this.ctx.logger.info({ callId, answeredBy: who, why }, 'an outbound call was answered');
-        if (who === 'human') this.conversation?.greet(callId);
-      },
-      speakNow: () => void this.closeCall(voicemail.message, 'voicemail'),
-    });
   }
 
   /**

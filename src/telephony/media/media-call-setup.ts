@@ -1,4 +1,9 @@
-import type { CallTransfer, HangupReason, TransferOutcome } from '../../../workflows/messages';
+import type {
+  CallTransfer,
+  CarrierAnsweredBy,
+  HangupReason,
+  TransferOutcome,
+} from '../../../workflows/messages';
 import type { ConversationSession } from '../../sessions';
 import type { CarrierMediaEvent } from '../carriers/carrier';
 
@@ -18,6 +23,8 @@ export interface PhoneCallSetup extends ConversationSession {
 /** On a machine, the voicemail message is left after the beep (null: the call hangs up). */
 export interface AnsweringMachineSetup {
   message: string | null;
+  /** The carrier detects machines (Twilio's AMD): its verdict decides (`MediaCallDeps.answeredBy`). */
+  carrierDetects?: boolean;
 }
 
 /** What the agent says when a call reaches its `maxDurationS`, before hanging up. */
@@ -35,6 +42,8 @@ export interface MediaCallDeps {
   ended(callId: string): void;
   /** Hangs the call up through its workflow (its session ended), saying why. */
   hangUp(callId: string, reason: HangupReason): Promise<void>;
+  /** The carrier's answering-machine verdict, waited for (null: none came). */
+  answeredBy(callId: string): Promise<CarrierAnsweredBy | null>;
   /** Puts the caller through to a number or SIP address through the call's workflow (a cold transfer). */
   transfer(callId: string, transfer: CallTransfer): Promise<TransferOutcome>;
 }

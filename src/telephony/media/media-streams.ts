@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WebSocketServer } from 'ws';
 import {
+  awaitAnsweredByUpdate,
   type CallTransfer,
   hangupUpdate,
   streamConnectedUpdate,
@@ -61,7 +62,12 @@ async function verifyUpgrade(ctx: AppContext, req: http.IncomingMessage, provide
  * refused), the call's workflow creates (or gives back) its session, and the session's persona says
  * how the agent greets and speaks.
  */
-async function connectCall(ctx: AppContext, callId: string, start: StreamStart): Promise<PhoneCallSetup> {
+async function connectCall(
+  ctx: AppContext,
+  callId: string,
+  start: StreamStart,
+  provider: string,
+): Promise<PhoneCallSetup> {
   const knex = ctx.orm.em.getConnection().getKnex();
   if (!(await takeStreamToken({ knex, encryptor: ctx.encryptor }, callId, start.callToken))) {
     throw forbidden('The call token is not this call’s, or was used');
@@ -91,10 +97,22 @@ async function connectCall(ctx: AppContext, callId: string, start: StreamStart):
     maxDurationS: call?.max_duration_s,
     // an outbound call may reach an answering machine: the message left then (docs/telephony.md "Voicemail")
     ...(call?.direction === 'outbound'
-      ? { answeringMachine: answeringMachineSetup(manifest.telephony?.voicemailMessage, call.variables) }
+      ? {
+          answeringMachine: {
+            ...answeringMachineSetup(manifest.telephony?.voicemailMessage, call.variables),
+            // Twilio detects machines itself (asynchronous AMD, asked when the call was placed)
+            carrierDetects: provider === 'twilio',
+          },
+        }
       : {}),
   };
 }
+
+/**
+ * How long an outbound call's stream waits for the carrier's answering-machine verdict: Twilio posts
+ * it once a machine's greeting ends (its `MachineDetectionTimeout` is 30 s by default).
+ */
+const ANSWERED_BY_WAIT_MS = 35_000;
 
 /** A cold transfer through the call's workflow, asked at most once per tool call (the update's id). */
 async function transferThroughWorkflow(
@@ -143,12 +161,16 @@ export function phoneMediaStreams(ctx: AppContext) {
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
         const call = new CarrierMediaCall(ctx, ws, carrier.media, {
-          connect: (start) => connectCall(ctx, callId, start),
+          connect: (start) => connectCall(ctx, callId, start, provider),
           ended: (id) => ctx.logger.info({ callId: id }, 'a phone media stream ended'),
           hangUp: async (id, reason) => {
             await ctx.temporal.workflow.getHandle(id).executeUpdate(hangupUpdate, { args: [{ reason }] });
           },
           transfer: (id, transfer) => transferThroughWorkflow(ctx, id, transfer),
+          answeredBy: (id) =>
+            ctx.temporal.workflow
+              .getHandle(id)
+              .executeUpdate(awaitAnsweredByUpdate, { args: [{ waitMs: ANSWERED_BY_WAIT_MS }] }),
         });
         calls.add(call);
       });

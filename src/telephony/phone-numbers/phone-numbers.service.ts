@@ -32,6 +32,12 @@ export const statusCallbackUrlOf = (
   n: Pick<PhoneNumber, 'id' | 'provider'>,
 ) => `${publicBaseUrl(config)}/api/v2/telephony/${n.provider}/status/${n.id}`;
 
+/** Where a carrier posts who answered an outbound call (Twilio's asynchronous AMD). */
+export const answeredByCallbackUrlOf = (
+  config: Pick<Config, 'publicUrl' | 'port'>,
+  n: Pick<PhoneNumber, 'id' | 'provider'>,
+) => `${publicBaseUrl(config)}/api/v2/telephony/${n.provider}/answered-by/${n.id}`;
+
 /** The record as the API shows it: never the credentials. */
 export function phoneNumberView(config: Pick<Config, 'publicUrl' | 'port'>, n: PhoneNumber) {
   return {

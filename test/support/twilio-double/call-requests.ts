@@ -35,6 +35,12 @@ export interface CalleeScript {
    * callee (`talkMs`) or the API hangs up.
    */
   media?: 'stream' | 'none';
+  /**
+   * Answered calls placed with asynchronous AMD (`MachineDetection`, `AsyncAmd=true`): what Twilio's
+   * detection says (`AnsweredBy`, default `human`), posted `amdMs` after the answer (default 1 500).
+   */
+  answeredBy?: 'human' | 'machine_end_beep' | 'machine_end_silence' | 'machine_end_other' | 'fax' | 'unknown';
+  amdMs?: number;
 }
 
 /** A status callback the double signed, and how the platform answered it. */
@@ -59,6 +65,8 @@ export interface CallSetup {
   statusCallback?: string;
   statusCallbackEvents: StatusCallbackEvent[];
   statusCallbackMethod: 'POST' | 'GET';
+  /** Asynchronous AMD asked (`MachineDetection` with `AsyncAmd=true`): where its verdict is posted. */
+  asyncAmdStatusCallback?: string;
   script: CalleeScript;
 }
 

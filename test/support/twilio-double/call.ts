@@ -46,6 +46,8 @@ export class DoubleCall extends EventEmitter {
   private replacedBy?: string;
   /** Ends the `<Dial>` under way (either side hung up). */
   private bridged?: () => void;
+  /** The asynchronous AMD verdicts posted, with the platform's answers. */
+  readonly amdCallbacks: PostedCallback[] = [];
   /** Where `<Dial>` put the caller through (a transfer), and the caller id it showed. */
   readonly dialed: { destination: string; callerId?: string; at: number }[] = [];
 
@@ -173,6 +175,7 @@ export class DoubleCall extends EventEmitter {
     await this.statusEvent('answered');
     const { talkMs, media } = this.setup.script;
     if (talkMs !== undefined) this.talking = setTimeout(() => void this.hangUp(), talkMs);
+    this.detectMachine();
     // no stream: the call stays up until the callee or the API hangs up (finish then)
     if (media === 'none') return;
     let document: string | undefined = await twimlOf();
@@ -208,6 +211,35 @@ export class DoubleCall extends EventEmitter {
     readTwiml(document);
     this.replacedBy = document;
     await this.stream?.stop();
+  }
+
+  /**
+   * Asynchronous AMD (https://www.twilio.com/docs/voice/answering-machine-detection): the call goes
+   * on meanwhile; the verdict (`AnsweredBy`) is posted, signed, `amdMs` after the answer.
+   */
+  private detectMachine(): void {
+    const url = this.setup.asyncAmdStatusCallback;
+    if (!url) return;
+    const { answeredBy = 'human', amdMs = 1500 } = this.setup.script;
+    setTimeout(() => {
+      if (this.endedAt) return;
+      const params = {
+        AccountSid: this.setup.accountSid,
+        CallSid: this.sid,
+        AnsweredBy: answeredBy,
+        MachineDetectionDuration: String(amdMs),
+      };
+      const callback: PostedCallback = {
+        event: 'answered',
+        url,
+        method: 'POST',
+        params,
+        signature: signatureFor(this.setup, url, params),
+      };
+      void postCallback(callback).then((status) => {
+        this.amdCallbacks.push({ ...callback, status });
+      });
+    }, amdMs).unref();
   }
 
   /** `<Dial>`: the caller is put through to `destination`, and talks there until either side hangs up. */
