@@ -18,4 +18,18 @@ describe('the persona form’s problems, by field', () => {
     });
     expect(placed.unplaced).toEqual(['manifest.tools.1.type: Invalid input', 'something else entirely']);
   });
+
+  it('puts a transfer destination’s problem on its own input, and the keypad’s on its fields', () => {
+    const placed = placeProblems([
+      'manifest.telephony.transferDestinations.1.destination: must be a number in E.164 form (+14155550100)',
+      'manifest.telephony.keypad.timeoutMs: Too big: expected number to be <=10000',
+      'manifest.telephony.transferDestinations: Too big: expected array to have <=20 items',
+    ]);
+    expect(Object.fromEntries(placed.byField)).toEqual({
+      'telephony.transferDestinations.1.destination': ['must be a number in E.164 form (+14155550100)'],
+      'telephony.keypad.timeoutMs': ['Too big: expected number to be <=10000'],
+      'telephony.transferDestinations': ['Too big: expected array to have <=20 items'],
+    });
+    expect(placed.unplaced).toEqual([]);
+  });
 });

@@ -48,6 +48,7 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   ['/console/phone-numbers', 'Phone numbers'],
   ['/console/calls', 'Calls'],
   [`/console/calls/${s.callId}`, `Call ${s.callId}`],
+  ['/console/campaigns', 'Campaigns'],
 ];
 
 /** The pages docs/console.md shows a picture of, by path (ids as `<prefix>_id`), and the picture's name. */

@@ -25,6 +25,8 @@ const McpServerPage = lazy(() => import('./pages/McpServer'));
 const OAuthCallbackPage = lazy(() => import('./pages/tools/OAuthCallbackPage'));
 const PhoneNumbersPage = lazy(() => import('./pages/PhoneNumbers'));
 const CallsPage = lazy(() => import('./pages/Calls'));
+const CampaignsPage = lazy(() => import('./pages/Campaigns'));
+const CampaignPage = lazy(() => import('./pages/Campaign'));
 const CallPage = lazy(() => import('./pages/Call'));
 const ActivitiesPage = lazy(() => import('./pages/Activities'));
 const AuthCallbackPage = lazy(() => import('./pages/AuthCallback'));
@@ -79,6 +81,8 @@ export function App() {
           <Route path="phone-numbers" element={<PhoneNumbersPage />} />
           <Route path="calls" element={<CallsPage />} />
           <Route path="calls/:id" element={<CallPage />} />
+          <Route path="campaigns" element={<CampaignsPage />} />
+          <Route path="campaigns/:id" element={<CampaignPage />} />
           <Route path="marketplace/*" element={<MarketplacePage />} />
           <Route path="tools" element={<ToolsPage />} />
           <Route path="tools/mcp-servers/:id" element={<McpServerPage />} />

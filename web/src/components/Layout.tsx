@@ -41,6 +41,7 @@ const NAV = [
   { to: '/sessions', label: 'Sessions' },
   { to: '/phone-numbers', label: 'Phone numbers' },
   { to: '/calls', label: 'Calls' },
+  { to: '/campaigns', label: 'Campaigns' },
   { to: '/marketplace', label: 'Marketplace' },
 ];
 

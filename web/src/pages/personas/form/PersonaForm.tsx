@@ -2,6 +2,7 @@ import { Alert, Stack } from '@mantine/core';
 import { ConversationSection } from './ConversationSection';
 import { PersonaFormContext, type PersonaFormState } from './FormContext';
 import { BehaviorsSection, IdentitySection, KnowledgeSection, PersonalitySection } from './sections';
+import { TelephonySection } from './TelephonySection';
 import { ToolsSection } from './ToolsSection';
 import { VoicePicker } from './VoicePicker';
 
@@ -34,6 +35,7 @@ export function PersonaForm(
         <BehaviorsSection />
         <ConversationSection />
         <ToolsSection />
+        <TelephonySection />
       </Stack>
     </PersonaFormContext.Provider>
   );

@@ -30,7 +30,15 @@ export const FORM_FIELDS = new Set([
   'conversation.transcriber.model',
   'conversation.transcriber.language',
   'tools',
+  'telephony.transferDestinations',
+  'telephony.keypad.terminator',
+  'telephony.keypad.timeoutMs',
+  'telephony.closingLine',
+  'telephony.voicemailMessage',
 ]);
+
+/** A transfer destination's own input (`telephony.transferDestinations.0.destination`): placed as is. */
+const DESTINATION_INPUT = /^telephony\.transferDestinations\.\d+\.(destination|name|description)$/;
 
 /** Paths whose problems are shown on another field (the voice picker sets both voice fields). */
 const SHOWN_ON: Record<string, string> = { 'voice.provider': 'voice.voice_id' };
@@ -51,6 +59,10 @@ export function placeProblems(problems: string[]): PlacedProblems {
   const unplaced: string[] = [];
   for (const problem of problems) {
     const match = /^(?:manifest\.)?([A-Za-z_][\w.[\]]*): ([\s\S]*)$/.exec(problem);
+    if (match && DESTINATION_INPUT.test(match[1])) {
+      byField.set(match[1], [...(byField.get(match[1]) ?? []), match[2]]);
+      continue;
+    }
     // a tool entry's allow-list (`tools[2].tools`) is shown on the tools field, as that entry's
     if (match) match[1] = match[1].replace(/^(tools(?:\[\d+\]|\.\d+))\.tools$/, '$1');
     const item = match ? /(?:\[(\d+)\]|\.(\d+))$/.exec(match[1]) : null;
