@@ -20,7 +20,8 @@ export function createCallActivities(deps: ActivityDeps) {
     placeCall: (input: { callId: string }) => placeCallOnce(deps, input),
     hangUpCall: (input: { callId: string }) => hangUpAtCarrier(deps, input),
     /** Puts the caller through to a destination at the carrier (run once: never retried). */
-    transferCall: (input: { callId: string; destination: string }) => transferAtCarrier(deps, input),
+    transferCall: (input: { callId: string; destination: string; warm?: { requestId: string } }) =>
+      transferAtCarrier(deps, input),
     /** `call.transferred`, once per transfer. */
     recordCallTransfer: (input: { callId: string; destination: string; requestId: string }) =>
       recordCallTransfer(deps, input),

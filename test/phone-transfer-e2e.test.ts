@@ -78,6 +78,10 @@ describe('a phone call transferred to a listed number', () => {
     );
     // the stream was stopped by the carrier: the agent is off the line
     expect(await stream.ended).toBe('carrier');
+    // the caller talks with the desk now: the platform hangs nothing up
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(ringing.status).toBe('in-progress');
+    expect(ringing.endedAt).toBeUndefined();
     const [inbound] = (await api('GET', '/calls?direction=inbound')).body.data;
     await ringing.hangUp();
     await until(

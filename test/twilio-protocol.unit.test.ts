@@ -16,7 +16,15 @@ import {
 } from '../src/telephony/twilio/media-messages';
 import { twilioMediaProtocol } from '../src/telephony/twilio/media-protocol';
 import { paramsOfForm, twilioSignature, verifyTwilioSignature } from '../src/telephony/twilio/signature';
-import { connectStreamTwiml, dialTwiml, sayAndHangUpTwiml } from '../src/telephony/twilio/twiml';
+import {
+  connectStreamTwiml,
+  dialTwiml,
+  hangUpTwiml,
+  sayAndHangUpTwiml,
+  WARM_TRANSFER_RING_S,
+  whisperTwiml,
+  xmlSafe,
+} from '../src/telephony/twilio/twiml';
 
 /** Characters XML 1.0 cannot carry. */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
@@ -179,6 +187,39 @@ describe('TwiML', () => {
       else dial.number(destination);
       expect(dialTwiml(destination, { callerId })).toBe(response.toString());
     }
+  });
+
+  it("a warm transfer's <Dial action timeout><Number url>, its whisper and its hang-up are VoiceResponse's documents", () => {
+    const actionUrl =
+      'https://platform.example/api/v2/telephony/twilio/transfer/dial-ended/pn_1?callId=call_1&transfer=t%3A1';
+    const whisperUrl =
+      'https://platform.example/api/v2/telephony/twilio/transfer/whisper/pn_1?callId=call_1&transfer=t%3A1';
+    for (const destination of ['+14155550100', 'sip:desk@pbx.example.com']) {
+      const response = new twilio.twiml.VoiceResponse();
+      const dial = response.dial({
+        callerId: '+15551230000',
+        action: actionUrl,
+        timeout: WARM_TRANSFER_RING_S,
+      });
+      if (destination.startsWith('sip')) dial.sip({ url: whisperUrl }, destination);
+      else dial.number({ url: whisperUrl }, destination);
+      expect(dialTwiml(destination, { callerId: '+15551230000', actionUrl, whisperUrl })).toBe(
+        response.toString(),
+      );
+    }
+    fc.assert(
+      fc.property(text, (said) => {
+        // the route keeps what XML can carry of the model's summary
+        const summary = xmlSafe(said);
+        expect(NOT_XML.test(summary)).toBe(false);
+        const response = new twilio.twiml.VoiceResponse();
+        response.say(summary);
+        expect(whisperTwiml(summary)).toBe(response.toString());
+      }),
+    );
+    const hangUp = new twilio.twiml.VoiceResponse();
+    hangUp.hangup();
+    expect(hangUpTwiml()).toBe(hangUp.toString());
   });
 
   it("<Say> then <Hangup/> is VoiceResponse's document", () => {

@@ -130,6 +130,24 @@ export interface CallState {
   sessionId: string | null;
   carrierCallId: string | null;
   endedReason: string | null;
+  /** The warm transfer under way or last tried (absent before any). */
+  warmTransfer?: WarmTransferState;
+}
+
+/**
+ * A warm transfer (docs/telephony.md "Warm transfers"): `dialing` while the destination rings,
+ * `answered` once the callee heard the summary (the call is transferred), `returned` when nobody
+ * answered and the caller came back to the agent (`dialStatus` says why).
+ */
+export interface WarmTransferState {
+  requestId: string;
+  destination: string;
+  name: string;
+  summary: string;
+  status: 'dialing' | 'answered' | 'returned';
+  dialStatus?: string;
+  /** How many warm transfers came back to the agent: numbers each return's stream token. */
+  returns: number;
 }
 
 /** A carrier status callback: merged forward-only, deduplicated (a signal: the carrier is not kept waiting). */
@@ -158,22 +176,51 @@ export const hangupUpdate = defineUpdate<CallState, [{ reason?: HangupReason }]>
  * The media transport's: the carrier's stream started. Creates the call's session (once; a second
  * call answers the same id) and answers it.
  */
-export const streamConnectedUpdate = defineUpdate<{ sessionId: string }, []>('streamConnected');
+export const streamConnectedUpdate = defineUpdate<StreamConnected, []>('streamConnected');
+/** The call's session; `returnedFrom` when the stream is the caller coming back from a warm transfer. */
+export interface StreamConnected {
+  sessionId: string;
+  returnedFrom?: { name: string; dialStatus: string };
+}
 /** The call's state, for the Web UI's query tab and for tests. */
 export const callStateQuery = defineQuery<CallState>('state');
-/** A transfer the agent asked for (`transfer_call`): a listed number or SIP address, put through cold. */
+/** A transfer the agent asked for (`transfer_call`): a listed number or SIP address. */
 export interface CallTransfer {
   destination: string;
   /** The tool call that asked it (the update's id is the call's and this one's). */
   requestId: string;
+  /** Cold when absent. */
+  mode?: 'cold' | 'warm';
+  /** The destination's name (what the agent says when a warm transfer comes back). */
+  name?: string;
+  /** A warm transfer's whisper: what the callee hears before the caller is put through. */
+  summary?: string;
 }
 /**
- * The media transport's: puts the caller through to the destination at the carrier, once (a
- * transfer asked twice would dial twice), and emits `call.transferred`; the call then ends
- * `transferred`. Refused while the call is not in progress.
+ * The media transport's: asks the carrier, once (a transfer asked twice would dial twice). Cold: the
+ * caller is put through, `call.transferred` is emitted and the call ends `transferred`. Warm: the
+ * destination is dialled with the summary as its whisper; the carrier's requests then say how it
+ * went (`warmTransferAnsweredUpdate`, `warmTransferEndedUpdate`). Refused while the call is not in
+ * progress or a warm transfer is dialling.
  */
 export const transferUpdate = defineUpdate<TransferOutcome, [CallTransfer]>('transfer');
 export type TransferOutcome = { ok: true } | { ok: false; error: string };
+/**
+ * The carrier's: the callee of warm transfer `requestId` answered (its whisper is asked for). Emits
+ * `call.transferred`; answers the summary to whisper (null: not this call's transfer under way).
+ */
+export const warmTransferAnsweredUpdate = defineUpdate<{ summary: string } | null, [{ requestId: string }]>(
+  'warmTransferAnswered',
+);
+/**
+ * The carrier's: warm transfer `requestId`'s dial ended (Twilio's `DialCallStatus`). Answers
+ * `hangUp` after a callee who answered (the bridged talk is over), else `returnStream`: the
+ * number of the stream token the caller comes back to the agent with.
+ */
+export const warmTransferEndedUpdate = defineUpdate<
+  { next: 'hangUp' } | { next: 'returnStream'; streamTokenSeq: number },
+  [{ requestId: string; dialStatus: string }]
+>('warmTransferEnded');
 /**
  * Who answered an outbound call, as the carrier's answering-machine detection says (Twilio's
  * `AnsweredBy`): a machine's verdict comes once its greeting has ended (`beep`: it beeped then).

@@ -17,20 +17,19 @@ import {
   isTerminal,
 } from '../src/telephony/calls/call-statuses';
 import { CallStatusKey } from '../src/temporal/search-attributes';
+import { setTransferHandlers } from './call-transfers';
 import {
   answeredBySignal,
   awaitAnsweredByUpdate,
   type CallState,
-  type CallTransfer,
   type CarrierAnsweredBy,
   type CarrierStatus,
   callStateQuery,
   carrierStatusSignal,
   type HangupReason,
   hangupUpdate,
+  type StreamConnected,
   streamConnectedUpdate,
-  type TransferOutcome,
-  transferUpdate,
 } from './messages';
 import { pinnedWhenVersioned } from './versioning';
 
@@ -73,7 +72,6 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   const pending: CarrierStatus[] = [];
   let stopReason: StopReason | undefined;
   let hangUpSent = false;
-  let session: Promise<{ sessionId: string }> | undefined;
 
   setHandler(callStateQuery, () => state);
   setHandler(carrierStatusSignal, (s) => void pending.push(s));
@@ -82,29 +80,17 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     await condition(() => hangUpSent || state.endedReason !== null);
     return state;
   });
-  setHandler(
-    streamConnectedUpdate,
-    async () => {
-      // the stream runs only on an answered call (an inbound call's carrier may never say `answered`)
-      pending.push({ status: 'in-progress', at: new Date().toISOString() });
-      session ??= steps.connectCallSession({ callId: input.callId });
-      const connected = await session;
-      state.sessionId = connected.sessionId;
-      return connected;
-    },
-    {
-      // a stream that connects after the call ended starts no session
-      validator: () => {
-        if (state.endedReason !== null)
-          throw ApplicationFailure.nonRetryable('The call has ended', 'CallEnded');
-      },
-    },
-  );
-
+  const stream = handleStreamConnected(input.callId, state, pending);
   handleAnsweredBy(state);
-  setTransferHandler(input.callId, input.carrierTimeoutMs, {
-    transferable: () =>
-      state.status === 'in-progress' && state.endedReason === null && stopReason === undefined,
+  setTransferHandlers({
+    callId: input.callId,
+    carrierTimeoutMs: input.carrierTimeoutMs,
+    state,
+    inProgress: () =>
+      state.status === 'in-progress' &&
+      state.endedReason === null &&
+      stopReason === undefined &&
+      !transferred,
     transferred: () => {
       transferred = true;
     },
@@ -113,6 +99,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   // the state says ended once the row does: a hang-up answered then reads the call ended
   const finish = async (status: CallStatus, endedReason: string, extra: Partial<CarrierStatus> = {}) => {
     // a session still starting (the stream connected as the call ended) is ended with the call
+    const session = stream.session();
     if (session) {
       deprecatePatch('call-finish-waits-for-session'); // retired: every open run has it
       await session.catch(() => undefined);
@@ -144,9 +131,11 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     }
   }
   await followCall(input, state, pending, finish, {
-    stopReason: () => stopReason ?? (transferred ? 'transferred' : undefined),
+    stopReason: () => stopReason,
+    // a transferred call is the callee's now: it ends when the carrier says so, as `transferred`
+    endedAs: () => stopReason ?? (transferred ? 'transferred' : undefined),
     setStopReason: (r) => {
-      stopReason ??= r;
+      if (!transferred) stopReason ??= r;
     },
     hangUp: async () => {
       await steps.hangUpCall({ callId: input.callId });
@@ -164,36 +153,39 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
 }
 
 /**
- * The agent's cold transfers (`transfer_call` to a number or SIP address): each asked once at the
- * carrier (no retry: a transfer asked twice dials twice), then `call.transferred`; the call then
- * ends `transferred`. Refused while the call is not in progress.
+ * The media transport's `streamConnected`: the stream runs only on an answered call (an inbound
+ * call's carrier may never say `answered`), so it counts as the answer; the call's session is
+ * created once, and a stream that connects after the call ended starts none. The caller back from
+ * a warm transfer nobody answered is told of (`returnedFrom`), once per return.
  */
-function setTransferHandler(
-  callId: string,
-  carrierTimeoutMs: number,
-  call: { transferable(): boolean; transferred(): void },
-) {
+function handleStreamConnected(callId: string, state: CallState, pending: CarrierStatus[]) {
   const steps = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
-  const { transferCall } = proxyActivities<Activities>({
-    startToCloseTimeout: carrierTimeoutMs + 10_000,
-    retry: { maximumAttempts: 1 },
-  });
+  let session: Promise<{ sessionId: string }> | undefined;
+  /** Warm transfers that came back whose return the agent has been told of. */
+  let returnsTold = 0;
   setHandler(
-    transferUpdate,
-    async ({ destination, requestId }: CallTransfer): Promise<TransferOutcome> => {
-      const outcome = await transferCall({ callId, destination });
-      if (!outcome.ok) return { ok: false, error: outcome.error };
-      call.transferred();
-      await steps.recordCallTransfer({ callId, destination, requestId });
-      return { ok: true };
+    streamConnectedUpdate,
+    async () => {
+      pending.push({ status: 'in-progress', at: new Date().toISOString() });
+      session ??= steps.connectCallSession({ callId });
+      const connected = await session;
+      state.sessionId = connected.sessionId;
+      const answer: StreamConnected = { sessionId: connected.sessionId };
+      const warm = state.warmTransfer;
+      if (warm?.status === 'returned' && warm.returns > returnsTold) {
+        returnsTold = warm.returns;
+        answer.returnedFrom = { name: warm.name, dialStatus: warm.dialStatus ?? 'failed' };
+      }
+      return answer;
     },
     {
-      validator: (_transfer: CallTransfer) => {
-        if (!call.transferable())
-          throw ApplicationFailure.nonRetryable('The call is not in progress', 'CallNotInProgress');
+      validator: () => {
+        if (state.endedReason !== null)
+          throw ApplicationFailure.nonRetryable('The call has ended', 'CallEnded');
       },
     },
   );
+  return { session: () => session };
 }
 
 /**
@@ -211,11 +203,14 @@ function handleAnsweredBy(state: CallState) {
   });
 }
 
-/** Why the platform ends a call: a hang-up asked (and why), the `maxDurationS` timer, or a transfer. */
-type StopReason = HangupReason | 'max_duration' | 'transferred';
+/** Why the platform ends a call: a hang-up asked (and why), or the `maxDurationS` timer. */
+type StopReason = HangupReason | 'max_duration';
 
 interface Follow {
+  /** Why the platform hangs the call up (undefined: it does not). */
   stopReason(): StopReason | undefined;
+  /** The call's `endedReason` when it ends (undefined: as the carrier's status says). */
+  endedAs(): StopReason | 'transferred' | undefined;
   setStopReason(reason: 'max_duration'): void;
   hangUp(): Promise<void>;
   recordStatus(s: CarrierStatus): Promise<void>;
@@ -242,7 +237,7 @@ async function followCall(
       state.carrierCallId ??= next.carrierCallId ?? null;
       if (!advances(state.status, next.status)) continue;
       if (isTerminal(next.status)) {
-        await finish(next.status, f.stopReason() ?? endedReasonOf(next.status), next);
+        await finish(next.status, f.endedAs() ?? endedReasonOf(next.status), next);
         break;
       }
       state.status = next.status;

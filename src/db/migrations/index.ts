@@ -31,6 +31,7 @@ import { Migration20261129110000PersonaTools } from './Migration20261129110000Pe
 import { Migration20261129120000Reviewers } from './Migration20261129120000Reviewers';
 import { Migration20261129130000Providers } from './Migration20261129130000Providers';
 import { Migration20261129140000Campaigns } from './Migration20261129140000Campaigns';
+import { Migration20261129150000WarmTransfers } from './Migration20261129150000WarmTransfers';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -66,4 +67,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129120000Reviewers', class: Migration20261129120000Reviewers },
   { name: 'Migration20261129130000Providers', class: Migration20261129130000Providers },
   { name: 'Migration20261129140000Campaigns', class: Migration20261129140000Campaigns },
+  { name: 'Migration20261129150000WarmTransfers', class: Migration20261129150000WarmTransfers },
 ];

@@ -125,6 +125,11 @@ export class Conversation {
     this.silence();
   }
 
+  /** Says `line` as the agent's first words on a stream that is no call's start (the caller is back). */
+  sayLine(line: string): void {
+    this.queue(() => this.speakLine(`line-${++this.handoffs}`, line));
+  }
+
   /**
    * The call's last words (its time is up): no more input is taken, the reply under way stops, and
    * `line` is said whole; resolves once it has played.

@@ -11,6 +11,7 @@ import {
   answeredByCallbackUrlOf,
   publicBaseUrl,
   statusCallbackUrlOf,
+  warmTransferUrlOf,
 } from '../phone-numbers/phone-numbers.service';
 import type { CallStatus } from './call-statuses';
 import { mintStreamToken } from './stream-token';
@@ -104,13 +105,14 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
 }
 
 /**
- * Asks the carrier to put the caller through to `destination` (a cold transfer), once: the workflow
- * runs this with no retry, since a transfer asked twice dials twice. A 4xx or an unreachable
- * carrier is told to the agent as why the transfer did not happen (in doubt for the latter).
+ * Asks the carrier to put the caller through to `destination`, once: the workflow runs this with no
+ * retry, since a transfer asked twice dials twice. Warm (`warm`): with the whisper and dial-ended
+ * URLs of the transfer. A 4xx or an unreachable carrier is told to the agent as why the transfer did
+ * not happen (in doubt for the latter).
  */
 export async function transferAtCarrier(
   ctx: CoreContext,
-  input: { callId: string; destination: string },
+  input: { callId: string; destination: string; warm?: { requestId: string } },
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   const call = await loadCall(ctx, input.callId);
   if (!call?.carrier_call_id) return { ok: false, error: 'The call is not connected at the carrier' };
@@ -119,7 +121,12 @@ export async function transferAtCarrier(
   // the callee sees the platform's number: the one the caller dialled, or the one that called out
   const callerId = call.direction === 'inbound' ? call.to : call.from;
   try {
-    await found.carrier.transfer(call.carrier_call_id, { destination: input.destination, callerId });
+    const ids = { callId: call.id, requestId: input.warm?.requestId ?? '' };
+    const warm = input.warm && {
+      whisperUrl: warmTransferUrlOf(ctx.config, found.number, 'whisper', ids),
+      dialEndedUrl: warmTransferUrlOf(ctx.config, found.number, 'dial-ended', ids),
+    };
+    await found.carrier.transfer(call.carrier_call_id, { destination: input.destination, callerId, warm });
     return { ok: true };
   } catch (error) {
     if (error instanceof CarrierRefusedError)

@@ -29,6 +29,7 @@ export class Call {
     | 'endedAt'
     | 'placingStartedAt'
     | 'streamTokenUsedAt'
+    | 'streamTokensTaken'
     | 'workflowStartedAt'
     | 'recordedAt'
     | 'createdAt'
@@ -53,6 +54,8 @@ export class Call {
   endedAt: Date | null = null;
   placingStartedAt: Date | null = null;
   streamTokenUsedAt: Date | null = null;
+  /** How many stream tokens the call has taken: its first stream's, then one per return from a warm transfer. */
+  streamTokensTaken = 0;
   workflowStartedAt: Date | null = null;
   /** When the call's recording began (its first chunk was kept); null when it has none. */
   recordedAt: Date | null = null;
@@ -86,6 +89,7 @@ export const CallSchema = new EntitySchema<Call>({
     endedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     placingStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     streamTokenUsedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    streamTokensTaken: { type: 'integer', default: 0 },
     workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     recordedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     ...timestampProperties(),

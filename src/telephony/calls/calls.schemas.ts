@@ -66,7 +66,7 @@ export const CallRecord = z
     durationS: z.number().int().nullable().meta({ description: "The carrier's call duration, once ended" }),
     endedReason: z.string().nullable().meta({
       description:
-        "completed, busy, no_answer, canceled, hangup, max_duration, idle_timeout, session_ended, carrier_unreachable, failed, or carrier_refused: and the carrier's message",
+        "completed, busy, no_answer, canceled, hangup, max_duration, idle_timeout, session_ended, agent_ended, voicemail, transferred, carrier_unreachable, failed, or carrier_refused: and the carrier's message",
     }),
     carrierCallId: z
       .string()

@@ -13,36 +13,45 @@ const AAD = 'call-stream-token';
  * forgeable without ENCRYPTION_KEY). It goes to the carrier in the TwiML and comes back in the media
  * stream's `start` message; the media transport checks it with `takeStreamToken`.
  */
-export function mintStreamToken(encryptor: Encryptor, callId: string, now = Date.now()): string {
-  return encryptor.encrypt(JSON.stringify({ callId, exp: now + STREAM_TOKEN_TTL_MS }), AAD);
+export function mintStreamToken(encryptor: Encryptor, callId: string, now = Date.now(), seq = 0): string {
+  return encryptor.encrypt(JSON.stringify({ callId, exp: now + STREAM_TOKEN_TTL_MS, seq }), AAD);
 }
 
-/** The call a token names, if it is one of ours and not expired (it may still have been used). */
-export function readStreamToken(encryptor: Encryptor, token: string, now = Date.now()): string | undefined {
+/**
+ * The call a token names and its number (0: the call's first stream; n: the caller's n-th return
+ * from a warm transfer), if it is one of ours and not expired (it may still have been used).
+ */
+export function readStreamToken(
+  encryptor: Encryptor,
+  token: string,
+  now = Date.now(),
+): { callId: string; seq: number } | undefined {
   try {
-    const { callId, exp } = JSON.parse(encryptor.decrypt(token, AAD)) as { callId?: unknown; exp?: unknown };
+    const { callId, exp, seq } = JSON.parse(encryptor.decrypt(token, AAD)) as Record<string, unknown>;
     if (typeof callId !== 'string' || typeof exp !== 'number' || exp <= now) return undefined;
-    return callId;
+    return { callId, seq: typeof seq === 'number' && Number.isInteger(seq) && seq >= 0 ? seq : 0 };
   } catch {
     return undefined;
   }
 }
 
 /**
- * Takes a stream token for `callId`, once: true when it names that call, has not expired, and no
- * stream used the call's token before (marked used on the call's row in the same statement, so two
- * streams racing with one token get one true). A token of another call, a forged, expired or
- * reused one: false.
+ * Takes a stream token for `callId`, once: true when it names that call, has not expired, and is
+ * the call's next one (the first, then each return from a warm transfer in order: counted on the
+ * call's row in the same statement, so two streams racing with one token get one true). A token of
+ * another call, a forged, expired, reused or skipped one: false.
  */
 export async function takeStreamToken(
   deps: { knex: Knex; encryptor: Encryptor },
   callId: string,
   token: string,
 ): Promise<boolean> {
-  if (readStreamToken(deps.encryptor, token) !== callId) return false;
+  const read = readStreamToken(deps.encryptor, token);
+  if (read?.callId !== callId) return false;
   const { rows } = await deps.knex.raw<{ rows: unknown[] }>(
-    'update calls set stream_token_used_at = now() where id = ? and stream_token_used_at is null returning id',
-    [callId],
+    `update calls set stream_token_used_at = now(), stream_tokens_taken = ? + 1
+      where id = ? and stream_tokens_taken = ? and (? > 0 or stream_token_used_at is null) returning id`,
+    [read.seq, callId, read.seq, read.seq],
   );
   return rows.length === 1;
 }

@@ -6,6 +6,7 @@ import { notFound, validationFailed } from '../../http/errors';
 import { CALL_STATUSES } from './call-statuses';
 import { signalCall, signalCarrierStatus, signedRequest, webhookHandler } from './carrier-webhooks';
 import { answerIncomingCall } from './inbound-calls';
+import { dialEndedRequest, TwilioDialEndedForm, whisperRequest } from './twilio-transfer-callbacks';
 
 /** Twilio's status callback, as far as the platform reads it. */
 const TwilioStatusForm = z.object({
@@ -122,5 +123,19 @@ export function twilioWebhooks(ctx: AppContext): Router {
   router.post('/status/:phoneNumberId', webhookHandler(ctx, statusCallback));
   router.post('/voice/:phoneNumberId', webhookHandler(ctx, voiceWebhook));
   router.post('/answered-by/:phoneNumberId', webhookHandler(ctx, answeredByCallback));
+  // a warm transfer's whisper and its dial's end (docs/telephony.md "Warm transfers")
+  router.post(
+    '/transfer/whisper/:phoneNumberId',
+    webhookHandler(ctx, async (c, req, res) => {
+      const { number } = await signedRequest(c, req, 'twilio');
+      await whisperRequest(c, req, res, number);
+    }),
+  );
+  router.post(
+    '/transfer/dial-ended/:phoneNumberId',
+    webhookHandler(ctx, async (c, req, res) =>
+      dialEndedRequest(c, req, res, await signedForm(c, req, TwilioDialEndedForm)),
+    ),
+  );
   return router;
 }

@@ -79,16 +79,26 @@ export interface CarrierMediaProtocol {
   clear(streamId: string): string;
 }
 
+/** A transfer as the carrier is asked it. */
+export interface TransferAtCarrier {
+  destination: string;
+  callerId: string;
+  /** A warm transfer: where the carrier asks for the whisper, and where it says the dial ended. */
+  warm?: { whisperUrl: string; dialEndedUrl: string };
+}
+
 export interface CarrierClient {
   /** Places the call; answers the carrier's id of it. */
   placeCall(call: CallToPlace): Promise<{ carrierCallId: string }>;
   /** Ends a call under way (or cancels one still ringing). */
   hangUp(carrierCallId: string): Promise<void>;
   /**
-   * Puts the caller through to `destination` (E.164 or a SIP URI), shown as calling from `callerId`
-   * (a cold transfer): the call leaves its media stream, and its status callbacks go on.
+   * Puts the caller through to `destination` (E.164 or a SIP URI), shown as calling from `callerId`:
+   * the call leaves its media stream, and its status callbacks go on. Cold without `warm`; warm
+   * with it: the callee hears the whisper first, and the carrier says how the dial ended (a carrier
+   * that cannot throws CarrierRefusedError).
    */
-  transfer(carrierCallId: string, to: { destination: string; callerId: string }): Promise<void>;
+  transfer(carrierCallId: string, to: TransferAtCarrier): Promise<void>;
   /** Whether a webhook request is the carrier's (its signature). */
   verifyWebhook(request: CarrierRequest): boolean;
   /**

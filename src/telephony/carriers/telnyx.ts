@@ -3,7 +3,7 @@ import type { TelnyxCredentialsValue } from '../phone-numbers/carrier-credential
 import { clientStateOf, STREAM_OPTIONS, telnyxCallControl } from '../telnyx/call-control';
 import { telnyxMediaProtocol } from '../telnyx/media-protocol';
 import { verifyTelnyxSignature } from '../telnyx/signature';
-import type { CallToPlace, CarrierClient } from './carrier';
+import { type CallToPlace, type CarrierClient, CarrierRefusedError } from './carrier';
 
 /** An incoming call to put on its media stream. */
 export interface CallToAnswer {
@@ -50,8 +50,10 @@ export function telnyxCarrier(
     },
     hangUp: (carrierCallId) => control.command(carrierCallId, 'hangup'),
     // Call Control's blind transfer: the caller is put through, the media stream ends
-    transfer: (carrierCallId, { destination, callerId }) =>
-      control.command(carrierCallId, 'transfer', { to: destination, from: callerId }),
+    transfer: async (carrierCallId, { destination, callerId, warm }) => {
+      if (warm) throw new CarrierRefusedError('Telnyx lines transfer cold only', 400);
+      await control.command(carrierCallId, 'transfer', { to: destination, from: callerId });
+    },
     answerCall: (call) =>
       control.command(call.carrierCallId, 'answer', {
         client_state: clientStateOf(call.callToken),

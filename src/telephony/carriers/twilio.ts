@@ -106,11 +106,15 @@ export function twilioCarrier(
         new URLSearchParams({ Status: 'completed' }),
       );
     },
-    async transfer(carrierCallId, { destination, callerId }) {
-      // the call's TwiML replaced (Twilio's call update): <Dial> instead of <Connect><Stream>
+    async transfer(carrierCallId, { destination, callerId, warm }) {
+      // the call's TwiML replaced (Twilio's call update): <Dial> instead of <Connect><Stream>; a warm
+      // one whispers to the callee (the noun's `url`) and reports its end (the Dial's `action`)
+      const twiml = warm
+        ? dialTwiml(destination, { callerId, actionUrl: warm.dialEndedUrl, whisperUrl: warm.whisperUrl })
+        : dialTwiml(destination, { callerId });
       await post(
         `${base}/Calls/${encodeURIComponent(carrierCallId)}.json`,
-        new URLSearchParams({ Twiml: dialTwiml(destination, { callerId }) }),
+        new URLSearchParams({ Twiml: twiml }),
       );
     },
     verifyWebhook: ({ url, headers, rawBody }) => verify(url, headers, rawBody),

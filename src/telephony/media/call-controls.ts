@@ -25,8 +25,10 @@ export function phoneCallControls(
   call: {
     endCall(): void;
     toPersona: Transfer;
-    /** A cold transfer through the call's workflow (absent: only personas are offered). */
+    /** A transfer through the call's workflow (absent: only personas are offered). */
     toLine?(transfer: CallTransfer): Promise<TransferOutcome>;
+    /** The carrier can transfer warm (Twilio's whisper): else a warm transfer is refused. */
+    warm?: boolean;
   },
 ): CallControls {
   return {
@@ -34,17 +36,34 @@ export function phoneCallControls(
     digitTones: (digits) => ({ pcm: dtmfTones(digits, TONE_SAMPLE_RATE), sampleRate: TONE_SAMPLE_RATE }),
     destinations: (destinations ?? []).filter((d) => call.toLine || isPersonaDestination(d)),
     transfer: (request: TransferRequest) =>
-      isPersonaDestination(request.destination) ? call.toPersona(request) : toLine(call.toLine!, request),
+      isPersonaDestination(request.destination)
+        ? call.toPersona(request)
+        : toLine(call.toLine!, request, call.warm ?? false),
   };
 }
 
-/** A transfer to a number or SIP address: cold, through the call's workflow (which emits `call.transferred`). */
+/**
+ * A transfer to a number or SIP address, through the call's workflow (which emits
+ * `call.transferred`). Warm: the destination rings with the summary as its whisper; the caller waits
+ * on the line, and comes back to the agent if nobody answers.
+ */
 async function toLine(
   transfer: (t: CallTransfer) => Promise<TransferOutcome>,
-  { destination, mode, requestId }: TransferRequest,
+  { destination, mode, summary, requestId }: TransferRequest,
+  warmAvailable: boolean,
 ): ReturnType<Transfer> {
-  if (mode === 'warm')
-    return { ok: false, error: 'Warm transfers are not available on phone lines yet: transfer cold' };
-  const outcome = await transfer({ destination: destination.destination, requestId });
-  return outcome.ok ? { ok: true, message: `The caller was put through to ${destination.name}.` } : outcome;
+  if (mode === 'warm' && !warmAvailable)
+    return { ok: false, error: 'Warm transfers are not available on this carrier: transfer cold' };
+  const outcome = await transfer({
+    destination: destination.destination,
+    requestId,
+    ...(mode === 'warm' ? { mode, name: destination.name, summary } : {}),
+  });
+  if (!outcome.ok) return outcome;
+  return mode === 'warm'
+    ? {
+        ok: true,
+        message: `Calling ${destination.name} now, with your summary; the caller waits on the line.`,
+      }
+    : { ok: true, message: `The caller was put through to ${destination.name}.` };
 }

@@ -23,6 +23,7 @@ import {
   type MediaCallDeps,
   type PhoneCallSetup,
   type StreamStart,
+  transferReturnLine,
 } from './media-call-setup';
 import { PhoneReplyOut } from './phone-reply-out';
 import { CarrierPlayout } from './playout';
@@ -108,7 +109,8 @@ export class CarrierMediaCall implements LiveCall {
     if (setup.recording) this.recording = new CallRecordingTap(this.ctx, setup.callId, this.origin);
     this.wire(setup);
     // an outbound call listens first: a person is greeted, a machine gets the voicemail message
-    if (setup.answeringMachine)
+    if (setup.returnedFrom) this.conversation?.sayLine(transferReturnLine(setup.returnedFrom));
+    else if (setup.answeringMachine)
       this.machine = screenOutboundAnswer(setup.answeringMachine, {
         answeredBy: () => this.deps.answeredBy(setup.callId),
         log: (who, why) => this.ctx.logger.info({ callId: setup.callId, answeredBy: who, why }, 'answered'),
@@ -186,6 +188,7 @@ export class CarrierMediaCall implements LiveCall {
         },
         toPersona: (request) => transferToPersona(this.ctx, this.conversation!, setup.sessionId, request),
         toLine: (transfer) => this.deps.transfer(setup.callId, transfer),
+        warm: setup.warmTransfers,
       }),
     });
     this.conversation = conversation;

@@ -18,6 +18,21 @@ export interface PhoneCallSetup extends ConversationSession {
   closingLine?: string;
   /** An outbound call the platform screens for an answering machine: the message it leaves (filled). */
   answeringMachine?: AnsweringMachineSetup;
+  /** The carrier transfers warm (Twilio). */
+  warmTransfers?: boolean;
+  /** The stream is the caller back from a warm transfer nobody answered: the agent says so first. */
+  returnedFrom?: { name: string; dialStatus: string };
+}
+
+/** What the agent says when a warm transfer comes back: who could not be reached, and why. */
+export function transferReturnLine(returned: { name: string; dialStatus: string }): string {
+  const why =
+    returned.dialStatus === 'busy'
+      ? 'the line was busy'
+      : returned.dialStatus === 'no-answer'
+        ? 'nobody answered'
+        : 'the call did not go through';
+  return `I'm sorry, I couldn't reach ${returned.name}: ${why}. I'm still here. How else can I help?`;
 }
 
 /** On a machine, the voicemail message is left after the beep (null: the call hangs up). */

@@ -73,7 +73,7 @@ async function connectCall(
     throw forbidden('The call token is not this call’s, or was used');
   }
   const handle = ctx.temporal.workflow.getHandle(callId);
-  const { sessionId } = await handle.executeUpdate(streamConnectedUpdate);
+  const { sessionId, returnedFrom } = await handle.executeUpdate(streamConnectedUpdate);
   const em = ctx.orm.em.fork();
   const session = await em.findOneOrFail(Session, { id: sessionId });
   const manifest = await sessionManifest(em, session);
@@ -95,8 +95,10 @@ async function connectCall(
     transferDestinations: manifest.telephony?.transferDestinations ?? [],
     recording: session.recording,
     maxDurationS: call?.max_duration_s,
+    warmTransfers: provider === 'twilio',
+    ...(returnedFrom ? { returnedFrom } : {}),
     // an outbound call may reach an answering machine: the message left then (docs/telephony.md "Voicemail")
-    ...(call?.direction === 'outbound'
+    ...(call?.direction === 'outbound' && !returnedFrom
       ? {
           answeringMachine: {
             ...answeringMachineSetup(manifest.telephony?.voicemailMessage, call.variables),

@@ -38,6 +38,18 @@ export const answeredByCallbackUrlOf = (
   n: Pick<PhoneNumber, 'id' | 'provider'>,
 ) => `${publicBaseUrl(config)}/api/v2/telephony/${n.provider}/answered-by/${n.id}`;
 
+/**
+ * Where a carrier asks for a warm transfer's whisper (`whisper`) and says its dial ended
+ * (`dial-ended`); the query names the call and the transfer.
+ */
+export const warmTransferUrlOf = (
+  config: Pick<Config, 'publicUrl' | 'port'>,
+  n: Pick<PhoneNumber, 'id' | 'provider'>,
+  step: 'whisper' | 'dial-ended',
+  ids: { callId: string; requestId: string },
+) =>
+  `${publicBaseUrl(config)}/api/v2/telephony/${n.provider}/transfer/${step}/${n.id}?${new URLSearchParams({ callId: ids.callId, transfer: ids.requestId })}`;
+
 /** The record as the API shows it: never the credentials. */
 export function phoneNumberView(config: Pick<Config, 'publicUrl' | 'port'>, n: PhoneNumber) {
   return {

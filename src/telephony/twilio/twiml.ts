@@ -13,6 +13,9 @@ const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 /** Twilio's limit on a `<Parameter>`: its name and value together under 500 characters. */
 export const MAX_STREAM_PARAMETER_CHARS = 499;
 
+/** `text` without the characters XML 1.0 cannot carry (a model's words, before they go into TwiML). */
+export const xmlSafe = (text: string) => text.replace(new RegExp(NOT_XML.source, 'gu'), '');
+
 /** Refuses a string XML 1.0 cannot carry (as the `twilio` package does), naming where. */
 function assertXmlText(value: string): string {
   const found = NOT_XML.exec(value);
@@ -86,14 +89,36 @@ export function sayAndHangUpTwiml(message: string, options: SayOptions = {}): st
   return `${XML_DECLARATION}<Response>${say}<Hangup/></Response>`;
 }
 
+/** How long a warm transfer's destination rings before the caller comes back to the agent. */
+export const WARM_TRANSFER_RING_S = 20;
+
 /**
- * The answer that puts the caller through to `destination` (a cold transfer): `<Dial>` with the
- * number (`<Number>`) or SIP address (`<Sip>`), shown to the callee as coming from `callerId`.
- * The call leaves its media stream: the agent is off the line.
+ * The answer that puts the caller through to `destination`: `<Dial>` with the number (`<Number>`)
+ * or SIP address (`<Sip>`), shown to the callee as coming from `callerId`. The call leaves its
+ * media stream: the agent is off the line. A warm transfer adds the whisper (the noun's `url`: TwiML
+ * played to the callee on answer, before the caller is connected), the Dial's `action` (asked when
+ * the dial ends, its answer followed next) and a ring timeout.
  */
-export function dialTwiml(destination: string, options: { callerId: string }): string {
-  const target = /^sips?:/i.test(destination)
-    ? `<Sip>${escapeXmlText(destination)}</Sip>`
-    : `<Number>${escapeXmlText(destination)}</Number>`;
-  return `${XML_DECLARATION}<Response><Dial callerId="${escapeXmlAttribute(options.callerId)}">${target}</Dial></Response>`;
+export function dialTwiml(
+  destination: string,
+  options: { callerId: string; actionUrl?: string; whisperUrl?: string },
+): string {
+  const noun = /^sips?:/i.test(destination) ? 'Sip' : 'Number';
+  const url = options.whisperUrl ? ` url="${escapeXmlAttribute(options.whisperUrl)}"` : '';
+  const target = `<${noun}${url}>${escapeXmlText(destination)}</${noun}>`;
+  const action = options.actionUrl
+    ? ` action="${escapeXmlAttribute(options.actionUrl)}" timeout="${WARM_TRANSFER_RING_S}"`
+    : '';
+  return `${XML_DECLARATION}<Response><Dial callerId="${escapeXmlAttribute(options.callerId)}"${action}>${target}</Dial></Response>`;
+}
+
+/** The whisper a warm transfer's callee hears before the caller is put through: `<Say>` alone. */
+export function whisperTwiml(summary: string): string {
+  const say = summary ? `<Say>${escapeXmlText(summary)}</Say>` : '<Say/>';
+  return `${XML_DECLARATION}<Response>${say}</Response>`;
+}
+
+/** Ends the call: after a warm transfer's bridged talk (its Dial's action answered this). */
+export function hangUpTwiml(): string {
+  return `${XML_DECLARATION}<Response><Hangup/></Response>`;
 }

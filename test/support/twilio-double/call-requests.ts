@@ -1,4 +1,5 @@
 import twilio from 'twilio';
+import type { DialedPartyScript } from './dial';
 import type { LineOptions } from './line-signal';
 import type { SignatureMode } from './media-stream';
 
@@ -41,6 +42,8 @@ export interface CalleeScript {
    */
   answeredBy?: 'human' | 'machine_end_beep' | 'machine_end_silence' | 'machine_end_other' | 'fax' | 'unknown';
   amdMs?: number;
+  /** Who a `<Dial>` of this call reaches (a transfer): default, they answer and talk until a hang-up. */
+  dialed?: DialedPartyScript;
 }
 
 /** A status callback the double signed, and how the platform answered it. */

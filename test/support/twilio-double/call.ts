@@ -9,6 +9,7 @@ import {
   type StatusCallbackEvent,
   signatureFor,
 } from './call-requests';
+import { runDial } from './dial';
 import { TwilioMediaStream } from './media-stream';
 import { readTwiml } from './twiml-reader';
 
@@ -50,6 +51,10 @@ export class DoubleCall extends EventEmitter {
   readonly amdCallbacks: PostedCallback[] = [];
   /** Where `<Dial>` put the caller through (a transfer), and the caller id it showed. */
   readonly dialed: { destination: string; callerId?: string; at: number }[] = [];
+  /** What warm transfers' whispers said to the dialled party. */
+  readonly whispers: string[] = [];
+  /** Every media stream the call opened, in order (a caller back from a transfer opens another). */
+  readonly streams: TwilioMediaStream[] = [];
 
   constructor(readonly setup: CallSetup) {
     super();
@@ -194,8 +199,11 @@ export class DoubleCall extends EventEmitter {
     for (const verb of readTwiml(document)) {
       if (this.hangUpRequested || verb.verb === 'Hangup') return undefined;
       if (verb.verb === 'Say') this.said.push(verb.text);
-      else if (verb.verb === 'Dial') await this.dial(verb.destination, verb.callerId);
-      else await this.runStream(verb.url, verb.parameters);
+      else if (verb.verb === 'Dial') {
+        const next = await this.dial(verb);
+        // a Dial with an action goes on with the action's answer, never with the rest of its document
+        if (verb.action) return this.replacedBy ?? next;
+      } else await this.runStream(verb.url, verb.parameters);
       const next = this.replacedBy;
       this.replacedBy = undefined;
       if (next !== undefined) return next;
@@ -242,13 +250,28 @@ export class DoubleCall extends EventEmitter {
     }, amdMs).unref();
   }
 
-  /** `<Dial>`: the caller is put through to `destination`, and talks there until either side hangs up. */
-  private async dial(destination: string, callerId: string | undefined): Promise<void> {
+  /**
+   * `<Dial>`: the caller is put through to `destination` as the script's `dialed` says (test/support/
+   * twilio-double/dial.ts); answers the action's document when the Dial has one.
+   */
+  private async dial(verb: Parameters<typeof runDial>[1]): Promise<string | undefined> {
+    const { destination, callerId } = verb;
     this.dialed.push({ destination, callerId, at: Date.now() });
     this.emit('dial', destination);
-    await new Promise<void>((resolve) => {
-      this.bridged = resolve;
-    });
+    return runDial(
+      {
+        setup: this.setup,
+        sid: this.sid,
+        params: () => this.callParams(),
+        hungUp: () => this.hangUpRequested,
+        onBridgeEnd: (end) => {
+          this.bridged = end;
+        },
+        whispered: (text) => this.whispers.push(text),
+      },
+      verb,
+      this.setup.script.dialed ?? { outcome: 'answer' },
+    );
   }
 
   private async runStream(url: string, customParameters: Record<string, string>): Promise<void> {
@@ -265,6 +288,7 @@ export class DoubleCall extends EventEmitter {
     });
     await stream.open();
     this.stream = stream;
+    this.streams.push(stream);
     this.emit('stream', stream);
     // hung up while the stream was opening
     if (this.endedAt) await stream.stop();

@@ -3,8 +3,18 @@ export type TwimlVerb =
   | { verb: 'Say'; text: string }
   | { verb: 'Hangup' }
   | { verb: 'Connect.Stream'; url: string; parameters: Record<string, string> }
-  /** `<Dial callerId>` with a `<Number>` or a `<Sip>`: the caller put through to `destination`. */
-  | { verb: 'Dial'; destination: string; callerId?: string };
+  /**
+   * `<Dial callerId action timeout>` with a `<Number url>` or a `<Sip url>`: the caller put through
+   * to `destination`; `url` the whisper, `action` asked when the dial ends.
+   */
+  | {
+      verb: 'Dial';
+      destination: string;
+      callerId?: string;
+      action?: string;
+      timeoutS?: number;
+      url?: string;
+    };
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
@@ -66,8 +76,18 @@ export function readTwiml(document: string): TwimlVerb[] {
     if (name === 'Parameter' && stream && attributes.name !== undefined)
       stream.parameters[attributes.name] = attributes.value ?? '';
     if (name === 'Say') say = { verb: 'Say', text: '' };
-    if (name === 'Dial') dial = { verb: 'Dial', destination: '', callerId: attributes.callerId };
-    if ((name === 'Number' || name === 'Sip') && parent === 'Dial') target = true;
+    if (name === 'Dial')
+      dial = {
+        verb: 'Dial',
+        destination: '',
+        callerId: attributes.callerId,
+        ...(attributes.action ? { action: attributes.action } : {}),
+        ...(attributes.timeout ? { timeoutS: Number(attributes.timeout) } : {}),
+      };
+    if ((name === 'Number' || name === 'Sip') && parent === 'Dial' && dial) {
+      target = true;
+      if (attributes.url) dial.url = attributes.url;
+    }
     if (name === 'Hangup') verbs.push({ verb: 'Hangup' });
     if (!selfClosing) open.push(name!);
     else if (name === 'Stream' && stream) {
