@@ -12,6 +12,7 @@
 /** Pure modules (no I/O, no Node built-ins, deterministic) that workflow code may import as values. */
 const PURE_MODULES = [
   '^src/voice-workflows/interpreter[.]ts$',
+  '^src/voice-workflows/call-nodes[.]ts$',
   '^src/voice-workflows/expressions[.]ts$',
   '^src/voice-workflows/templates[.]ts$',
   '^src/voice-workflows/paths[.]ts$',

@@ -83,7 +83,10 @@ describe('stream tokens', () => {
     const now = Date.now();
     const token = mintStreamToken(encryptor, 'call_abc', now);
     expect(token.length).toBeLessThan(490 - 'callToken'.length);
-    expect(readStreamToken(encryptor, token, now + STREAM_TOKEN_TTL_MS - 1)).toEqual({ callId: 'call_abc', seq: 0 });
+    expect(readStreamToken(encryptor, token, now + STREAM_TOKEN_TTL_MS - 1)).toEqual({
+      callId: 'call_abc',
+      seq: 0,
+    });
     expect(readStreamToken(encryptor, token, now + STREAM_TOKEN_TTL_MS)).toBeUndefined();
     expect(readStreamToken(new Encryptor(Buffer.alloc(32, 8)), token, now)).toBeUndefined();
     const at = token.length - 6;

@@ -10,7 +10,7 @@ import { until } from './support/phone-media-harness';
 import { startSttDouble } from './support/stt-double';
 import { call } from './support/test-app';
 import { startTwilioDouble, type TwilioDouble } from './support/twilio-double';
-import type { DialedPartyScript } from './support/twilio-double/dial';
+import type { DialedPartyScript } from './support/twilio-double/call-requests';
 
 const DESK = '+14155550188';
 const SUMMARY = 'Caller Ann asks about invoice 42, charged twice.';

@@ -5,6 +5,7 @@ import {
   setCurrentDetails,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { RunOnCall } from '../src/voice-workflows/call-nodes';
 import type {
   ExecutionRef,
   ExecutionView,
@@ -26,7 +27,9 @@ import {
  *   server was not reached (the tool never ran); a tool error fails the node at once.
  * - `llm_prompt`: 30 s per attempt (or `timeoutMs`), 3 attempts on 429, 5xx or an unreachable provider.
  * - recording progress and the result: 10 s per attempt, retried until the database answers.
- * - `start`, `speak`, `condition`, `end`: computed in the workflow itself, no activity.
+ * - `start`, `speak`, `condition`, `end` and the call nodes (`end_call`, `transfer_call`,
+ *   `press_digits`, which only ask: the call's transport acts): computed in the workflow itself, no
+ *   activity.
  */
 const NODE_TIMEOUT_MS = 30_000;
 const nodeRetry = { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 };
@@ -65,10 +68,12 @@ export interface GraphProgress {
  * records progress while side-effecting nodes run, then the result with its events. Runs as its own
  * workflow (runVoiceWorkflow, triggered executions) or inside a voice session's turn (a session's
  * voice command: no child workflow, so the turn costs no extra round trips through the server).
- * `showDetails` sets the calling workflow's current details while it runs.
+ * `showDetails` sets the calling workflow's current details while it runs. A voice command's plan
+ * says which call actions its call can take (`callActions`); without, the run is on no call and its
+ * call nodes fail.
  */
 export async function executeVoiceGraph(
-  input: RunVoiceWorkflowInput,
+  input: RunVoiceWorkflowInput & RunOnCall,
   opts: { showDetails: boolean; progress?: GraphProgress },
 ): Promise<{ trace: Trace; view: ExecutionView | null }> {
   const ref: ExecutionRef = {
@@ -134,7 +139,8 @@ export async function executeVoiceGraph(
           }),
         ),
     },
-    { isCancellation },
+    // a field of the input only: call nodes run no activity, so no command changes and no patch
+    { isCancellation, callActions: input.callActions ?? [] },
   );
   progress.currentNodes = [];
   progress.steps = trace.steps;

@@ -1,11 +1,10 @@
-import { z } from 'zod';
 import { describeIssuesUnder } from '../http/validation';
 import { compileExpression } from './expressions';
+import { NODE_CONFIG_SCHEMAS, NODE_TYPES, type NodeType, templatedFields } from './node-configs';
 import { describeReference, NODE_ID_PATTERN, type Reference } from './paths';
-import { stringsIn, templateReferences } from './templates';
+import { templateReferences } from './templates';
 
-export const NODE_TYPES = ['start', 'end', 'mcp_call', 'speak', 'condition', 'llm_prompt'] as const;
-export type NodeType = (typeof NODE_TYPES)[number];
+export { NODE_CONFIG_SCHEMAS, NODE_TYPES, type NodeType } from './node-configs';
 
 export interface GraphNode {
   id: string;
@@ -22,45 +21,6 @@ export interface GraphEdge {
 export interface WorkflowGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
-}
-
-const none = z.strictObject({}).optional();
-
-/**
- * Each node type's `config` (docs/api-contract.md "Voice workflow graphs"), plus optional per-node timeouts.
- */
-export const NODE_CONFIG_SCHEMAS: Record<NodeType, z.ZodType> = {
-  start: none,
-  end: none,
-  mcp_call: z.strictObject({
-    serverId: z.string().min(1).max(64),
-    toolName: z.string().min(1).max(200),
-    arguments: z.record(z.string(), z.unknown()).optional(),
-    timeoutMs: z.number().int().min(100).max(60_000).optional(),
-  }),
-  speak: z.strictObject({ text: z.string().min(1).max(5000) }),
-  condition: z.strictObject({ expression: z.string().min(1).max(2000) }),
-  llm_prompt: z.strictObject({
-    prompt: z.string().min(1).max(20_000),
-    model: z.string().max(100).optional(),
-    maxTokens: z.number().int().min(1).max(8192).optional(),
-    timeoutMs: z.number().int().min(100).max(60_000).optional(),
-  }),
-};
-
-/** Where a node keeps its templated texts (`speak.text`, `llm_prompt.prompt`, `mcp_call.arguments`). */
-function templatedFields(node: GraphNode): { field: string; texts: string[] }[] {
-  const config = node.config ?? {};
-  switch (node.type) {
-    case 'speak':
-      return [{ field: 'text', texts: stringsIn(config.text) }];
-    case 'llm_prompt':
-      return [{ field: 'prompt', texts: stringsIn(config.prompt) }];
-    case 'mcp_call':
-      return [{ field: 'arguments', texts: stringsIn(config.arguments) }];
-    default:
-      return [];
-  }
 }
 
 /** Every node each node can be reached from (its ancestors); undefined where the graph has a cycle. */

@@ -1,3 +1,4 @@
+import { type CallNodeType, requestCall } from './call-nodes';
 import { evaluateExpression } from './expressions';
 import type { GraphEdge, GraphNode, WorkflowGraph } from './graph';
 import type { Scope } from './paths';
@@ -13,7 +14,9 @@ import { renderArguments, renderText } from './templates';
  * taken it is skipped and its out-edges are skipped too. A condition node takes its `true` or
  * `false` edge; every other node takes all its out-edges. Independent branches run concurrently.
  * The first failing node fails the execution: no new node starts and nodes still running are
- * cancelled. The execution ends when every reachable node has settled.
+ * cancelled. The execution ends when every reachable node has settled. A call node (`end_call`,
+ * `transfer_call`, `press_digits`: src/voice-workflows/call-nodes.ts) only asks: its result is the
+ * action, which the call's transport performs once the run is over.
  */
 
 export interface StepRecord {
@@ -69,6 +72,15 @@ export interface InterpreterEffects {
   abort?(): void;
 }
 
+export interface InterpreterOptions {
+  isCancellation?: (error: unknown) => boolean;
+  /**
+   * The call actions the call the run is on can take; a call node of another type fails ("end_call
+   * runs only on a phone call"). Undefined: every call node asks its action (a dry run).
+   */
+  callActions?: readonly CallNodeType[];
+}
+
 /** The message of whatever a node threw. */
 export function failureMessage(error: unknown): string {
   if (error && typeof error === 'object') {
@@ -87,7 +99,7 @@ function iso(ms: number): string {
 interface Interpretation {
   input: unknown;
   effects: InterpreterEffects;
-  opts: { isCancellation?: (error: unknown) => boolean };
+  opts: InterpreterOptions;
   nodes: Map<string, GraphNode>;
   nodeIds: string[];
   incoming: Map<string, GraphEdge[]>;
@@ -188,6 +200,10 @@ async function executeNode(state: Interpretation, node: GraphNode): Promise<Node
     }
     case 'llm_prompt':
       return effects.prompt(node as LlmPromptNode, renderText(String(config.prompt), scope));
+    case 'end_call':
+    case 'transfer_call':
+    case 'press_digits':
+      return { result: requestCall({ ...node, type: node.type }, scope, state.opts.callActions) };
     default:
       throw new Error(`Unknown node type ${node.type}`);
   }
@@ -253,7 +269,7 @@ export async function interpretGraph(
   graph: WorkflowGraph,
   input: unknown,
   effects: InterpreterEffects,
-  opts: { isCancellation?: (error: unknown) => boolean } = {},
+  opts: InterpreterOptions = {},
 ): Promise<Trace> {
   const state = interpretation(graph, input, effects, opts);
   const start = graph.nodes.find((n) => n.type === 'start');

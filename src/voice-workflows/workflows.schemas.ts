@@ -2,12 +2,18 @@ import { z } from 'zod';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
 import { VoiceCommandConfigSchema } from './command-parameters';
 import { MATCH_THRESHOLD } from './matching';
+import { NODE_TYPES } from './node-configs';
 import { EXECUTION_STATUSES, STEP_STATUSES } from './statuses';
 
 const NodeSchema = z
   .strictObject({
     id: z.string().min(1).max(64).meta({ example: 'lookup' }),
-    type: z.string().max(32).meta({ description: 'start, end, mcp_call, speak, condition or llm_prompt' }),
+    type: z
+      .string()
+      .max(32)
+      .meta({
+        description: `One of ${NODE_TYPES.join(', ')} (docs/api-contract.md "Voice workflow graphs")`,
+      }),
     config: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: 'WorkflowNode' });

@@ -1,5 +1,4 @@
 import twilio from 'twilio';
-import type { DialedPartyScript } from './dial';
 import type { LineOptions } from './line-signal';
 import type { SignatureMode } from './media-stream';
 
@@ -44,6 +43,14 @@ export interface CalleeScript {
   amdMs?: number;
   /** Who a `<Dial>` of this call reaches (a transfer): default, they answer and talk until a hang-up. */
   dialed?: DialedPartyScript;
+}
+
+/** How the party a `<Dial>` rings behaves (default: answers after 100 ms, talks until a hang-up). */
+export interface DialedPartyScript {
+  outcome: 'answer' | 'busy' | 'no-answer' | 'failed';
+  ringMs?: number;
+  /** Answered: the dialled party hangs up this long after the whisper (else: when the caller does). */
+  talkMs?: number;
 }
 
 /** A status callback the double signed, and how the platform answered it. */

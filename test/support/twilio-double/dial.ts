@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type CallSetup, requestTwiml, signatureFor } from './call-requests';
+import { type CallSetup, type DialedPartyScript, requestTwiml, signatureFor } from './call-requests';
 import { readTwiml, type TwimlVerb } from './twiml-reader';
-
-/** How the party a `<Dial>` rings behaves (default: answers after 100 ms, talks until a hang-up). */
-export interface DialedPartyScript {
-  outcome: 'answer' | 'busy' | 'no-answer' | 'failed';
-  ringMs?: number;
-  /** Answered: the dialled party hangs up this long after the whisper (else: when the caller does). */
-  talkMs?: number;
-}
 
 type DialVerb = Extract<TwimlVerb, { verb: 'Dial' }>;
 

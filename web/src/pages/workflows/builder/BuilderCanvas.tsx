@@ -34,7 +34,14 @@ const STATUS_COLORS: Record<string, string> = {
 
 function summaryOf(config: Record<string, unknown> | undefined): string {
   const c = config ?? {};
-  const raw = c.text ?? c.expression ?? c.prompt ?? (c.toolName ? `${c.toolName}` : '');
+  const raw =
+    c.text ??
+    c.expression ??
+    c.prompt ??
+    c.digits ??
+    c.destination ??
+    c.closingLine ??
+    (c.toolName ? `${c.toolName}` : '');
   const s = typeof raw === 'string' ? raw : JSON.stringify(raw);
   return s.length > 40 ? `${s.slice(0, 39)}…` : s;
 }

@@ -2,6 +2,7 @@ import { Alert, Button, Code, Group, Stack, Text, Textarea } from '@mantine/core
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiCallError, api, errorText, unwrap } from '../../../api/client';
+import { describeCallRequest } from './draft';
 import type { Builder } from './useBuilder';
 
 /** A JSON object typed by hand: the value, or why it is not one. */
@@ -113,6 +114,15 @@ export function DryRunPanel({ builder, workflowId }: { builder: Builder; workflo
               Says: “{line}”
             </Text>
           ))}
+          {trace.steps.map((s) => {
+            // a call node's step: what it would ask of the call (nothing is done in a dry run)
+            const asked = s.status === 'completed' ? describeCallRequest(s.result) : null;
+            return asked ? (
+              <Text size="sm" key={s.nodeId}>
+                Asks the call: {asked}
+              </Text>
+            ) : null;
+          })}
           {trace.error ? (
             <Text size="sm">
               Failed at {trace.error.nodeId}: {trace.error.message}

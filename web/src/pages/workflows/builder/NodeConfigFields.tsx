@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { environmentStore } from '../../../api/client';
 import { mcpServersQuery, mcpServerToolsQuery } from '../../../api/queries';
 import { useStoredValue } from '../../../store';
+import { CallNodeFields } from './CallNodeFields';
 import type { WorkflowNode } from './draft';
 
 type Config = Record<string, unknown>;
@@ -180,6 +181,10 @@ export function NodeConfigFields({ node, onChange }: { node: WorkflowNode; onCha
           />
         </>
       );
+    case 'press_digits':
+    case 'transfer_call':
+    case 'end_call':
+      return <CallNodeFields type={node.type} config={config} onChange={onChange} />;
     default:
       return (
         <Text size="sm">

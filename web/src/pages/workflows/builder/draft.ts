@@ -11,8 +11,20 @@ export interface Workflow {
   edges: { sourceId: string; targetId: string; condition?: string }[];
 }
 
-/** The node types a builder can add (a graph has exactly one start, made with it). */
-export const ADDABLE_TYPES = ['speak', 'condition', 'mcp_call', 'llm_prompt', 'end'] as const;
+/**
+ * The node types a builder can add (a graph has exactly one start, made with it). The call nodes
+ * act on a phone call once the run is over (docs/telephony.md "Call nodes in voice workflows").
+ */
+export const ADDABLE_TYPES = [
+  'speak',
+  'condition',
+  'mcp_call',
+  'llm_prompt',
+  'press_digits',
+  'transfer_call',
+  'end_call',
+  'end',
+] as const;
 export type AddableType = (typeof ADDABLE_TYPES)[number];
 
 export const TYPE_LABELS: Record<string, string> = {
@@ -21,6 +33,9 @@ export const TYPE_LABELS: Record<string, string> = {
   condition: 'Condition',
   mcp_call: 'MCP call',
   llm_prompt: 'LLM prompt',
+  press_digits: 'Press keys',
+  transfer_call: 'Transfer call',
+  end_call: 'Hang up',
   end: 'End',
 };
 
@@ -88,8 +103,31 @@ function defaultConfig(type: AddableType): Record<string, unknown> | undefined {
       return { serverId: '', toolName: '', arguments: {} };
     case 'llm_prompt':
       return { prompt: '' };
+    case 'press_digits':
+      return { digits: '' };
+    case 'transfer_call':
+      return { destination: '', mode: 'cold' };
     default:
       return undefined;
+  }
+}
+
+/**
+ * What a call node's step asked of the call (its result: `{ call: 'press_digits', digits }`…), in
+ * words, for a dry run's trace; null for any other result.
+ */
+export function describeCallRequest(result: unknown): string | null {
+  if (!result || typeof result !== 'object') return null;
+  const r = result as Record<string, unknown>;
+  switch (r.call) {
+    case 'press_digits':
+      return `press ${String(r.digits)}`;
+    case 'transfer_call':
+      return `transfer (${String(r.mode)}) to ${String(r.destination)}`;
+    case 'end_call':
+      return r.closingLine ? `hang up after “${String(r.closingLine)}”` : 'hang up';
+    default:
+      return null;
   }
 }
 
