@@ -98,6 +98,7 @@ async function measure(base: string, dataDir: string, double: TwilioDouble): Pro
   ).data;
   progress(`${CONTACTS} contacts, concurrency ${CONCURRENCY}, calls of ${CALL_MS} ms`);
   const started = performance.now();
+  const createdAt = Date.now();
   const campaign = (
     await request('POST', '/api/v2/developers/campaigns', key, {
       name: 'bench',
@@ -115,7 +116,7 @@ async function measure(base: string, dataDir: string, double: TwilioDouble): Pro
     ended = (await request('GET', `/api/v2/developers/campaigns/${campaign.id}`, key)).data;
   }
   const wallMs = performance.now() - started;
-  report(wallMs, double, ended);
+  report(wallMs, double, ended, createdAt);
 }
 
 /** A time zone where it is about noon now: the window's closed minute (23:59) is far off. */
@@ -124,7 +125,12 @@ function noonZone(): string {
   return east === 0 ? 'Etc/GMT' : `Etc/GMT${east > 0 ? '-' : '+'}${Math.abs(east)}`;
 }
 
-function report(wallMs: number, double: TwilioDouble, ended: { outcomes: Record<string, number> }): void {
+function report(
+  wallMs: number,
+  double: TwilioDouble,
+  ended: { outcomes: Record<string, number> },
+  createdAt: number,
+): void {
   const calls = double.calls.filter((c) => c.endedAt);
   const carrierMs = calls.reduce((sum, c) => sum + (c.endedAt! - c.createdAt), 0);
   const idealMs = (CONTACTS * CALL_MS) / CONCURRENCY;
@@ -146,7 +152,31 @@ function report(wallMs: number, double: TwilioDouble, ended: { outcomes: Record<
   console.log(
     `orchestration's own cost per call              ${perCallMs.toFixed(1).padStart(8)} ms (a call slot held beyond the carrier's call)`,
   );
+  reportSlots(calls, wallMs, createdAt);
   if (calls.length !== CONTACTS) throw new Error(`${calls.length} calls placed for ${CONTACTS} contacts`);
+}
+
+/**
+ * Where a slot's orchestration goes: the start (the campaign created → its first call at the
+ * carrier), the steady state (the k-th call's end at the carrier → the (k + concurrency)-th call's
+ * creation there: the slot it freed taken again), and the end (the last call's end → the campaign
+ * seen ended, which includes this bench's 100 ms polling).
+ */
+function reportSlots(calls: TwilioDouble['calls'], wallMs: number, createdAt: number): void {
+  const ends = calls.map((c) => c.endedAt!).sort((a, b) => a - b);
+  const starts = calls.map((c) => c.createdAt).sort((a, b) => a - b);
+  const gaps = ends.slice(0, ends.length - CONCURRENCY).map((end, k) => starts[k + CONCURRENCY]! - end);
+  const sorted = [...gaps].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  console.log(
+    `  start: created → first call at the carrier   ${(starts[0]! - createdAt).toFixed(0).padStart(8)} ms`,
+  );
+  console.log(
+    `  a freed slot taken again (carrier end → next call) p50 ${at(0.5).toFixed(0)} ms, p95 ${at(0.95).toFixed(0)} ms`,
+  );
+  console.log(
+    `  end: last call's end → campaign seen ended   ${(createdAt + wallMs - ends.at(-1)!).toFixed(0).padStart(8)} ms`,
+  );
 }
 
 runBench(main);

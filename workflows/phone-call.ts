@@ -2,7 +2,9 @@ import {
   ApplicationFailure,
   condition,
   deprecatePatch,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   setWorkflowOptions,
   sleep,
@@ -17,6 +19,7 @@ import {
   isTerminal,
 } from '../src/telephony/calls/call-statuses';
 import { CallStatusKey } from '../src/temporal/search-attributes';
+import { type CallSteps, callSteps } from './call-steps';
 import { setTransferHandlers } from './call-transfers';
 import {
   answeredBySignal,
@@ -62,11 +65,7 @@ const CLOSING_LINE_GRACE_MS = 15_000;
  * emits `call.ended` (`call.started` with the answer).
  */
 export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallState> {
-  const steps = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
-  const { placeCall } = proxyActivities<Activities>({
-    startToCloseTimeout: input.carrierTimeoutMs + 10_000,
-    retry: { initialInterval: '1 second', maximumAttempts: 5 },
-  });
+  const { steps, placeCall } = callSteps(input);
   const state: CallState = { status: input.status, sessionId: null, carrierCallId: null, endedReason: null };
   let transferred = false;
   const pending: CarrierStatus[] = [];
@@ -80,7 +79,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
     await condition(() => hangUpSent || state.endedReason !== null);
     return state;
   });
-  const stream = handleStreamConnected(input.callId, state, pending);
+  const stream = handleStreamConnected(input.callId, state, pending, steps);
   handleAnsweredBy(state);
   setTransferHandlers({
     callId: input.callId,
@@ -158,8 +157,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
  * created once, and a stream that connects after the call ended starts none. The caller back from
  * a warm transfer nobody answered is told of (`returnedFrom`), once per return.
  */
-function handleStreamConnected(callId: string, state: CallState, pending: CarrierStatus[]) {
-  const steps = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' });
+function handleStreamConnected(callId: string, state: CallState, pending: CarrierStatus[], steps: CallSteps) {
   let session: Promise<{ sessionId: string }> | undefined;
   /** Warm transfers that came back whose return the agent has been told of. */
   let returnsTold = 0;

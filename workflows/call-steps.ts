@@ -1,0 +1,27 @@
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+/**
+ * The call's steps: local activities, run by the worker that runs the call (the conversations pool
+ * registers both), so a step costs no task-queue round trip: placing, each status, the session, the
+ * hang-up and the end. Each is idempotent (placing is at most once by its row), so a step run again
+ * after a crash changes nothing. Runs started before they were local keep remote ones (`patched`).
+ */
+export function callSteps(input: { carrierTimeoutMs: number }) {
+  const placing = {
+    startToCloseTimeout: input.carrierTimeoutMs + 10_000,
+    retry: { initialInterval: '1 second', maximumAttempts: 5 },
+  };
+  if (!patched('call-steps-local')) {
+    const { placeCall } = proxyActivities<Activities>(placing);
+    return { steps: proxyActivities<Activities>({ startToCloseTimeout: '30 seconds' }), placeCall };
+  }
+  const { placeCall } = proxyLocalActivities<Activities>(placing);
+  const steps = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds' },
+  });
+  return { steps, placeCall };
+}
+
+export type CallSteps = ReturnType<typeof callSteps>['steps'];
