@@ -2,15 +2,11 @@ import {
   ApplicationFailure,
   condition,
   deprecatePatch,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
   setHandler,
   setWorkflowOptions,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import {
   advances,
   type CallDirection,
