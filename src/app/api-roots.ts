@@ -49,7 +49,12 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
   const observeKeyCalls = observeApiCalls(ctx.apiCalls);
   const limitAnonymous = (req: Request, res: Response) =>
     ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
-  const marketplace = { basePath: API_ROOTS.marketplace, name: 'Marketplace API', tag: 'Marketplace' };
+  const marketplace = {
+    basePath: API_ROOTS.marketplace,
+    name: 'Marketplace API',
+    tag: 'Marketplace',
+    operationPrefix: 'marketplace',
+  };
   return {
     platform: new ApiRoot<PlatformAuth>(
       {
@@ -84,6 +89,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
       {
         basePath: API_ROOTS.console,
         name: 'Console API v1',
+        operationPrefix: 'console',
         security: 'idToken',
         authenticate: consoleAuthenticator(ctx),
         limit: (_req, res, auth, rateClass) => ctx.rateLimits.consumeConsole(res, auth.account.id, rateClass),
@@ -118,6 +124,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
       {
         basePath: API_ROOTS.admin,
         name: 'Operator API',
+        operationPrefix: 'admin',
         tag: 'Operators',
         security: 'adminToken',
         authenticate: adminAuthenticator(ctx.config.adminToken),
@@ -129,6 +136,7 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
       {
         basePath: API_ROOTS.admin,
         name: 'Operator API',
+        operationPrefix: 'admin',
         tag: 'Operators',
         security: 'adminToken',
         authenticate: operatorOrReviewerAuthenticator(ctx),

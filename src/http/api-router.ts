@@ -13,6 +13,7 @@ import {
 import { defaultRateClass, type RateClass } from '../ratelimit/classes';
 import { ErrorBodySchema, validationFailed } from './errors';
 import { areaTag, type HttpMethod, type OpenApiRegistry } from './openapi';
+import { operationIdOf } from './operation-ids';
 import { declareResponseSchema } from './response-check';
 import { parseOrThrow } from './validation';
 
@@ -43,6 +44,8 @@ export interface RouteSpec<
   /** Express path relative to the API root, e.g. `/keys/:id`. */
   path: string;
   summary: string;
+  /** The operation's id when the one its method and path give (src/http/operation-ids.ts) would not do. */
+  operationId?: string;
   description?: string;
   /** Platform v2 scope the key must carry, e.g. `secrets:read`. */
   scope?: string;
@@ -80,6 +83,8 @@ export interface ApiRootOptions<TAuth> {
   tag?: string;
   /** Name of the OpenAPI security scheme; omit for public routes. */
   security?: string;
+  /** What names this root's operation ids (`console`, `marketplace`, `admin`); none for the platform API. */
+  operationPrefix?: string;
   /** Resolves the caller or throws a 401 ApiError. */
   authenticate: (req: Request, res: Response) => Promise<TAuth> | TAuth;
   /** Applies the caller's rate limits (sets X-RateLimit-*; throws 429). */
@@ -242,10 +247,12 @@ export class ApiRoot<TAuth> {
       this.options.limit ? `Rate-limit class: \`${rateClass}\`.` : undefined,
     ].filter(Boolean);
     return {
+      operationId: spec.operationId ?? operationIdOf(spec.method, spec.path, this.options.operationPrefix),
       tags: [this.options.tag ?? areaTag(spec.path)],
       summary: spec.summary,
       description: notes.length ? notes.join('\n\n') : undefined,
-      security: this.options.security ? [{ [this.options.security]: [] }] : undefined,
+      // a public route says so: an empty list (it authenticates otherwise: a signed link, OAuth's state)
+      security: this.options.security ? [{ [this.options.security]: [] }] : [],
       requestParams: {
         ...(spec.params ? { path: spec.params } : {}),
         ...(spec.query ? { query: spec.query } : {}),

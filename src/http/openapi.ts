@@ -46,11 +46,17 @@ export class OpenApiRegistry {
       info: {
         title: 'Voice Agent Developer Platform',
         version: '2.0.0',
+        license: { name: 'Proprietary' },
         description:
           'Platform API v2 (`/api/v2/developers`, API keys), console API v1 (`/api/v1/developers`, ID tokens), ' +
           'marketplace API (`/api/marketplace`, gateway headers) and operator API (`/api/admin`).',
       },
-      servers: serverUrl ? [{ url: serverUrl }] : undefined,
+      servers: [
+        {
+          url: serverUrl ?? '/',
+          description: serverUrl ? 'This server' : 'The server that serves this document',
+        },
+      ],
       tags: [...this.tags].map(([name, roots]) => ({ name, description: `On ${roots}` })),
       paths: this.paths,
       webhooks: eventWebhooks(),
@@ -86,8 +92,11 @@ function eventWebhooks(): ZodOpenApiPathsObject {
   for (const [type, data] of Object.entries(EVENT_DATA_SCHEMAS)) {
     webhooks[type] = {
       post: {
+        operationId: `events.${type}`,
         tags: ['Webhooks'],
         summary: `\`${type}\``,
+        // a delivery is signed, not authenticated: the receiver checks the signature
+        security: [],
         description:
           'Sent to each enabled webhook subscribed to the type, signed (`X-Service-Signature`, `webhook-signature`): see docs/webhooks.md.',
         requestBody: {
