@@ -2,7 +2,7 @@
  * @jest-environment ./test/support/native-arrays-environment.js
  */
 import { resamplePcm16 } from '../src/outbound/wav';
-import { type CallsBench, startCallsBench } from './support/calls';
+import { type CallsBench, setNumberPersona, startCallsBench } from './support/calls';
 import { speakWithEspeak } from './support/espeak-speech';
 import { completeManifest } from './support/personas';
 import { until } from './support/phone-media-harness';
@@ -41,12 +41,7 @@ describe('call nodes on a phone call, through the carrier', () => {
         transferDestinations: [{ destination: DESK, name: 'Billing desk', description: 'Invoices' }],
       },
     };
-    const { personaId } = (await api('GET', `/phone-numbers/${bench.number.id}`)).body.data;
-    const updated = await call(bench.app.baseUrl, 'PUT', `/api/v1/developers/personas/${personaId}`, {
-      token: bench.dev.token,
-      body: { manifest },
-    });
-    expect(updated.status).toBe(200);
+    await setNumberPersona(bench, manifest);
     for (const [name, command, graph] of [
       [
         'Billing transfer',

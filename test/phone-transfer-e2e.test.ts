@@ -2,7 +2,7 @@
  * @jest-environment ./test/support/native-arrays-environment.js
  */
 import { resamplePcm16 } from '../src/outbound/wav';
-import { type CallsBench, startCallsBench } from './support/calls';
+import { type CallsBench, callEvents, setNumberPersona, startCallsBench } from './support/calls';
 import { speakWithEspeak } from './support/espeak-speech';
 import { startLlmDouble } from './support/llm-double';
 import { completeManifest } from './support/personas';
@@ -38,12 +38,7 @@ describe('a phone call transferred to a listed number', () => {
         transferDestinations: [{ destination: DESK, name: 'Billing desk', description: 'Invoices' }],
       },
     };
-    const { personaId } = (await api('GET', `/phone-numbers/${bench.number.id}`)).body.data;
-    const updated = await call(bench.app.baseUrl, 'PUT', `/api/v1/developers/personas/${personaId}`, {
-      token: bench.dev.token,
-      body: { manifest },
-    });
-    expect(updated.status).toBe(200);
+    await setNumberPersona(bench, manifest);
     llm.script((req) =>
       String(req.messages.at(-1)?.content).includes('invoice')
         ? {
@@ -89,14 +84,9 @@ describe('a phone call transferred to a listed number', () => {
       'the end',
     );
     expect((await api('GET', `/calls/${inbound.id}`)).body.data.endedReason).toBe('transferred');
-    const sql = bench.app.ctx.orm.em.fork().getConnection();
-    const events: { type: string; data: Record<string, unknown> }[] = await sql.execute(
-      `select type, payload::jsonb->'data' as data from events
-        where type like 'call.%' and payload::jsonb->'data'->>'callId' = ? order by type`,
-      [inbound.id],
-    );
+    const events = await callEvents(bench, inbound.id);
     expect(events.map((e) => e.type)).toEqual(['call.ended', 'call.started', 'call.transferred']);
-    expect(events[2].data).toMatchObject({ callId: inbound.id, destination: DESK });
+    expect(events[2]!.data).toMatchObject({ callId: inbound.id, destination: DESK });
     const session = (await api('GET', `/sessions/${inbound.sessionId}`)).body.data;
     expect(session.transcript[0].actions).toEqual([
       expect.objectContaining({ tool: 'transfer_call', toolId: 'call/transfer_call', success: true }),

@@ -2,7 +2,7 @@
  * @jest-environment ./test/support/native-arrays-environment.js
  */
 import { resamplePcm16 } from '../src/outbound/wav';
-import { type CallsBench, startCallsBench } from './support/calls';
+import { type CallsBench, callEvents, setNumberPersona, startCallsBench } from './support/calls';
 import { speakWithEspeak } from './support/espeak-speech';
 import { startLlmDouble } from './support/llm-double';
 import { completeManifest } from './support/personas';
@@ -43,12 +43,7 @@ describe('a warm transfer', () => {
         transferDestinations: [{ destination: DESK, name: 'the billing desk', description: 'Invoices' }],
       },
     };
-    const { personaId } = (await api('GET', `/phone-numbers/${bench.number.id}`)).body.data;
-    const updated = await call(bench.app.baseUrl, 'PUT', `/api/v1/developers/personas/${personaId}`, {
-      token: bench.dev.token,
-      body: { manifest },
-    });
-    expect(updated.status).toBe(200);
+    await setNumberPersona(bench, manifest);
     llm.script((req) => {
       return String(req.messages.at(-1)?.content).includes('invoice')
         ? {
@@ -93,16 +88,6 @@ describe('a warm transfer', () => {
     return { number, ringing, stream, callId };
   }
 
-  async function callEvents(callId: string) {
-    const sql = bench.app.ctx.orm.em.fork().getConnection();
-    const rows: { type: string; data: Record<string, unknown> }[] = await sql.execute(
-      `select type, payload::jsonb->'data' as data from events
-        where type like 'call.%' and payload::jsonb->'data'->>'callId' = ? order by type`,
-      [callId],
-    );
-    return rows;
-  }
-
   it('the desk hears the summary, then the caller; call.transferred; the call ends transferred', async () => {
     const { number, ringing, stream, callId } = await callAndAsk({
       outcome: 'answer',
@@ -129,7 +114,7 @@ describe('a warm transfer', () => {
     await until(() => ringing.whispers.length > 0, 'the whisper', 10_000);
     expect(ringing.whispers).toEqual([SUMMARY]);
     await until(
-      async () => (await callEvents(callId)).some((e) => e.type === 'call.transferred'),
+      async () => (await callEvents(bench, callId)).some((e) => e.type === 'call.transferred'),
       'call.transferred',
     );
     // bridged: the platform hangs nothing up while they talk
@@ -141,7 +126,7 @@ describe('a warm transfer', () => {
     );
     const ended = (await api('GET', `/calls/${callId}`)).body.data;
     expect(ended.endedReason).toBe('transferred');
-    const events = await callEvents(callId);
+    const events = await callEvents(bench, callId);
     expect(events.map((e) => e.type)).toEqual(['call.ended', 'call.started', 'call.transferred']);
     expect(events[2]!.data).toMatchObject({ callId, destination: DESK });
     expect(ringing.streams).toHaveLength(1);
@@ -154,7 +139,7 @@ describe('a warm transfer', () => {
     // the agent speaks first on the new stream: why the transfer did not happen
     await until(() => back.received.marks.length > 0 && back.bufferedMs === 0, 'the return line', 30_000);
     expect(ringing.whispers).toEqual([]);
-    expect((await callEvents(callId)).map((e) => e.type)).not.toContain('call.transferred');
+    expect((await callEvents(bench, callId)).map((e) => e.type)).not.toContain('call.transferred');
     expect(ringing.status).toBe('in-progress');
     // the conversation goes on: another turn on the new stream
     heard = 'Thanks, never mind then';

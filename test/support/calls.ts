@@ -141,3 +141,30 @@ export async function statusCallback(
 ): Promise<number> {
   return (await signedPost(bench, `/status/${bench.number.id}?callId=${callId}`, params, opts)).status;
 }
+
+/** Gives the bench number's persona `manifest` (a draft persona: the test key calls with it at once). */
+export async function setNumberPersona(bench: CallsBench, manifest: Record<string, unknown>): Promise<void> {
+  const number = await call(bench.app.baseUrl, 'GET', `/api/v2/developers/phone-numbers/${bench.number.id}`, {
+    token: bench.dev.testKey,
+  });
+  const updated = await call(
+    bench.app.baseUrl,
+    'PUT',
+    `/api/v1/developers/personas/${number.body.data.personaId}`,
+    { token: bench.dev.token, body: { manifest } },
+  );
+  if (updated.status !== 200) throw new Error(`the persona was not updated: ${JSON.stringify(updated.body)}`);
+}
+
+/** The `call.*` events of a call, in order of their type, with their `data`. */
+export async function callEvents(
+  bench: CallsBench,
+  callId: string,
+): Promise<{ type: string; data: Record<string, unknown> }[]> {
+  const sql = bench.app.ctx.orm.em.fork().getConnection();
+  return sql.execute(
+    `select type, payload::jsonb->'data' as data from events
+      where type like 'call.%' and payload::jsonb->'data'->>'callId' = ? order by type`,
+    [callId],
+  );
+}
