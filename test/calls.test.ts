@@ -1,4 +1,12 @@
-import { addNumber, type CallsBench, startCallsBench, statusCallback } from './support/calls';
+import {
+  addNumber,
+  type CallsBench,
+  setNumberPersona,
+  signedPost,
+  startCallsBench,
+  statusCallback,
+} from './support/calls';
+import { completeManifest } from './support/personas';
 import { eventually } from './support/receiver';
 import { call, newDeveloper } from './support/test-app';
 
@@ -175,5 +183,26 @@ describe('calls (docs/api-contract.md "Calls")', () => {
     } finally {
       bench.stub.mode = 'place';
     }
+  });
+
+  it("takes the persona's telephony.maxDurationS as a call's default, outbound and inbound; a request's own wins", async () => {
+    await setNumberPersona(bench, {
+      ...completeManifest('max-duration-agent'),
+      telephony: { maxDurationS: 90 },
+    });
+    expect((await place({ to: '+14155550131' })).body.data.maxDurationS).toBe(90);
+    expect((await place({ to: '+14155550132', maxDurationS: 300 })).body.data.maxDurationS).toBe(300);
+    const sid = `CA${'7'.repeat(32)}`;
+    const answer = await signedPost(bench, `/voice/${bench.number.id}`, {
+      CallSid: sid,
+      From: '+14155550190',
+      To: bench.number.number,
+      CallStatus: 'ringing',
+    });
+    expect(answer.body).toContain('<Connect><Stream');
+    const inbound = (await api('GET', '/calls?direction=inbound')).body.data.find(
+      (c: { carrierCallId: string }) => c.carrierCallId === sid,
+    );
+    expect(inbound.maxDurationS).toBe(90);
   });
 });

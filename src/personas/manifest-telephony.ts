@@ -11,8 +11,8 @@ const TransferTarget = z
 
 /**
  * How the agent behaves on a phone line (docs/telephony.md, docs/api-contract.md "Persona
- * manifests"): how it collects the caller's keys, the message it leaves on an answering machine and
- * where it may transfer a call. Every field optional.
+ * manifests"): how long its calls may last, how it collects the caller's keys, the message it leaves
+ * on an answering machine and where it may transfer a call. Every field optional.
  */
 export const TelephonySettingsSchema = z
   .strictObject({
@@ -30,6 +30,10 @@ export const TelephonySettingsSchema = z
       .meta({
         description: 'How the caller’s keys are collected; an entry reaches the agent as `keypad: 1234`',
       }),
+    maxDurationS: z.number().int().min(10).max(14_400).meta({
+      description:
+        'Hang up this many seconds after the answer, 10–14 400 (default 600); a call placed with its own `maxDurationS` keeps that',
+    }),
     closingLine: z.string().min(1).max(500).meta({
       description:
         'What the agent says when it ends a call (`end_call`) without saying goodbye itself (default: "Thank you for calling. Goodbye.")',

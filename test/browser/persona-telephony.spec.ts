@@ -4,7 +4,7 @@ import { api, devToken, expectAccessible, newEmail, signIn } from './support';
 
 /**
  * The persona form's Telephony section (issue 42 item 5): transfer destinations, the keypad, the
- * closing line and the voicemail message, saved into the manifest's `telephony`, a bad destination
+ * closing line, the voicemail message and the calls' maximum duration, saved into the manifest's `telephony`, a bad destination
  * refused on its own input.
  */
 test('the Telephony section edits transfer destinations, the keypad, the closing line and voicemail', async ({
@@ -36,6 +36,7 @@ test('the Telephony section edits transfer destinations, the keypad, the closing
   await section.getByRole('combobox', { name: 'Keypad: end of entry' }).click();
   await page.getByRole('option', { name: '* (star)' }).click();
   await section.getByRole('textbox', { name: /^Keypad: pause/ }).fill('3000');
+  await section.getByRole('textbox', { name: /^Max call duration/ }).fill('900');
   await section.getByRole('textbox', { name: /^Closing line/ }).fill('Thanks for calling Homegoods.');
   await section
     .getByRole('textbox', { name: /^Voicemail message/ })
@@ -49,6 +50,7 @@ test('the Telephony section edits transfer destinations, the keypad, the closing
       { destination: '+14155550188', name: 'Billing desk', description: 'Invoices and refunds' },
     ],
     keypad: { terminator: '*', timeoutMs: 3000 },
+    maxDurationS: 900,
     closingLine: 'Thanks for calling Homegoods.',
     voicemailMessage: 'Hi {{name}}, this is Ava from Homegoods. Please call us back.',
   });

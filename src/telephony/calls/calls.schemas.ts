@@ -64,6 +64,10 @@ export const CallRecord = z
       .array(z.object({ status: z.enum(CALL_STATUSES), at: timestamp() }))
       .meta({ description: 'Each status the call reached, in order' }),
     durationS: z.number().int().nullable().meta({ description: "The carrier's call duration, once ended" }),
+    maxDurationS: z.number().int().meta({
+      description:
+        "The call hangs up this long after the answer: the request's, else the persona's `telephony.maxDurationS`, else 600",
+    }),
     endedReason: z.string().nullable().meta({
       description:
         "completed, busy, no_answer, canceled, hangup, max_duration, idle_timeout, session_ended, agent_ended, voicemail, transferred, carrier_unreachable, failed, or carrier_refused: and the carrier's message",

@@ -33,6 +33,7 @@ export function callView(c: Call) {
     sessionId: c.sessionId,
     timeline: c.timeline,
     durationS: c.durationS,
+    maxDurationS: c.maxDurationS,
     endedReason: c.endedReason,
     carrierCallId: c.carrierCallId,
     recordingUrl: c.recordedAt ? `/api/v2/developers/calls/${c.id}/recording` : null,
@@ -72,7 +73,11 @@ export async function placeCall(
   const number = await findPhoneNumber(em, auth, input.phoneNumberId);
   const personaId = input.personaId ?? number.personaId;
   if (!personaId) throw conflict(`Phone number ${number.id} has no persona: name one with personaId`);
-  await personaForSession(em, { accountId: auth.accountId, environment: auth.environment, personaId });
+  const { manifest } = await personaForSession(em, {
+    accountId: auth.accountId,
+    environment: auth.environment,
+    personaId,
+  });
   checkDestination(auth.accountId, number.number, input.to);
   const call = await em.transactional(async (tem) => {
     await tem
@@ -95,7 +100,7 @@ export async function placeCall(
       status: 'queued',
       timeline: [{ status: 'queued', at: new Date().toISOString() }],
       variables: input.variables ?? {},
-      maxDurationS: input.maxDurationS ?? DEFAULT_MAX_DURATION_S,
+      maxDurationS: input.maxDurationS ?? manifest.telephony?.maxDurationS ?? DEFAULT_MAX_DURATION_S,
     });
   });
   try {

@@ -20,12 +20,19 @@ export interface IncomingCall {
 }
 
 /** The persona that answers the number, if it may: none, or one a live number may not use, is undefined. */
-async function answeringPersona(ctx: AppContext, number: PhoneNumber): Promise<string | undefined> {
+async function answeringPersona(
+  ctx: AppContext,
+  number: PhoneNumber,
+): Promise<{ personaId: string; maxDurationS: number } | undefined> {
   if (!number.personaId) return undefined;
   try {
     const owner = { accountId: number.account, environment: number.environment };
-    await personaForSession(ctx.orm.em.fork(), { ...owner, personaId: number.personaId });
-    return number.personaId;
+    const { manifest } = await personaForSession(ctx.orm.em.fork(), {
+      ...owner,
+      personaId: number.personaId,
+    });
+    const maxDurationS = manifest.telephony?.maxDurationS ?? DEFAULT_MAX_DURATION_S;
+    return { personaId: number.personaId, maxDurationS };
   } catch {
     return undefined;
   }
@@ -36,7 +43,13 @@ async function answeringPersona(ctx: AppContext, number: PhoneNumber): Promise<s
  * workflow started. A carrier that sends the webhook again (a retry) gets the same call: the
  * lookup and the insert run under a lock on the number and carrier id.
  */
-async function callFor(ctx: AppContext, number: PhoneNumber, personaId: string, incoming: IncomingCall) {
+async function callFor(
+  ctx: AppContext,
+  number: PhoneNumber,
+  answering: { personaId: string; maxDurationS: number },
+  incoming: IncomingCall,
+) {
+  const { personaId, maxDurationS } = answering;
   const call = await ctx.orm.em.fork().transactional(async (tem) => {
     const lock = `call:${number.id}:${incoming.carrierCallId}`;
     await tem
@@ -55,7 +68,7 @@ async function callFor(ctx: AppContext, number: PhoneNumber, personaId: string, 
       status: 'ringing',
       timeline: [{ status: 'ringing', at: new Date().toISOString() }],
       carrierCallId: incoming.carrierCallId,
-      maxDurationS: DEFAULT_MAX_DURATION_S,
+      maxDurationS,
     });
   });
   try {
@@ -92,9 +105,9 @@ export async function admitIncomingCall(
   number: PhoneNumber,
   incoming: IncomingCall,
 ): Promise<AdmittedCall | undefined> {
-  const personaId = await answeringPersona(ctx, number);
-  if (!personaId) return undefined;
-  const call = await callFor(ctx, number, personaId, incoming);
+  const answering = await answeringPersona(ctx, number);
+  if (!answering) return undefined;
+  const call = await callFor(ctx, number, answering, incoming);
   return {
     callId: call.id,
     streamUrl: mediaStreamUrlOf(ctx.config, call.id, number.provider),

@@ -159,11 +159,35 @@ function TransferDestinations() {
   );
 }
 
+/** telephony.maxDurationS: how long the agent's calls may last after the answer. */
+function MaxDurationField() {
+  const field = useField('telephony.maxDurationS');
+  return (
+    <NumberInput
+      id={field.id}
+      label="Max call duration (seconds)"
+      description="The agent says a closing line and hangs up this long after the answer: 10–14 400; default 600. A call placed with its own maxDurationS keeps that."
+      value={asNumber(field.value) ?? ''}
+      onChange={(next) => field.set(next === '' ? undefined : Number(next))}
+      onBlur={field.touch}
+      min={10}
+      max={14_400}
+      step={60}
+      allowDecimal={false}
+      allowNegative={false}
+      thousandSeparator=" "
+      error={field.error}
+      disabled={field.disabled}
+    />
+  );
+}
+
 /** telephony: the agent on a phone line (docs/telephony.md "In-call controls"). */
 export function TelephonySection() {
   return (
     <Fieldset legend="Telephony">
       <Stack gap="sm">
+        <MaxDurationField />
         <TransferDestinations />
         <KeypadFields />
         <TextField
