@@ -41,6 +41,14 @@ export interface ApiRoots {
   reviews: ApiRoot<AdminAuth>;
 }
 
+/** What the marketplace's three roots share: one path, one tag, one operation id prefix. */
+const marketplace = {
+  basePath: API_ROOTS.marketplace,
+  name: 'Marketplace API',
+  tag: 'Marketplace',
+  operationPrefix: 'marketplace',
+};
+
 /**
  * Every API root with how it authenticates, limits and observes its callers (docs/api-contract.md
  * "API roots and credentials"); the areas add their routes to them (src/app/routes.ts).
@@ -49,12 +57,6 @@ export function createApiRoots(ctx: AppContext, registry: OpenApiRegistry): ApiR
   const observeKeyCalls = observeApiCalls(ctx.apiCalls);
   const limitAnonymous = (req: Request, res: Response) =>
     ctx.rateLimits.consumeAnonymous(res, req.ip ?? 'unknown');
-  const marketplace = {
-    basePath: API_ROOTS.marketplace,
-    name: 'Marketplace API',
-    tag: 'Marketplace',
-    operationPrefix: 'marketplace',
-  };
   return {
     platform: new ApiRoot<PlatformAuth>(
       {
