@@ -50,6 +50,7 @@ const AREAS = [
   'analytics',
   'call-analysis',
   'campaigns',
+  'knowledge',
   'call-reports',
   'console-web',
   'docs',

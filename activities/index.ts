@@ -5,6 +5,7 @@ import { createCallActivities } from './calls';
 import { createCampaignActivities } from './campaigns';
 import type { ActivityDeps } from './deps';
 import { createHousekeepingActivities } from './housekeeping';
+import { createKnowledgeActivities } from './knowledge';
 import { createMarketplaceActivities } from './marketplace';
 import { createReviewActivities } from './reviews';
 import { createSessionActivities } from './sessions';
@@ -37,6 +38,7 @@ export const POOL_ACTIVITIES = {
     ...createAgentTestActivities(deps),
     ...createCallAnalysisActivities(deps),
     ...createCampaignActivities(deps),
+    ...createKnowledgeActivities(deps),
   }),
 } satisfies Record<Workload, (deps: ActivityDeps) => object>;
 

@@ -7,6 +7,7 @@ export * from './analyze-session';
 export * from './campaign';
 export * from './deliver-webhook';
 export * from './housekeeping';
+export * from './ingest-knowledge-source';
 export * from './phone-call';
 export * from './remove-marketplace-item';
 export * from './review-marketplace-item';

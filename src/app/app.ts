@@ -16,6 +16,7 @@ import { ApiError, validationFailed } from '../http/errors';
 import { OpenApiRegistry } from '../http/openapi';
 import { checkResponses } from '../http/response-check';
 import { jsonNestingExceeds, MAX_JSON_DEPTH } from '../http/validation';
+import { isKnowledgeUpload } from '../knowledge';
 import type { SessionStreams } from '../sessions';
 import { httpTelemetry } from '../telemetry/http';
 import { TELEPHONY_ROOT, telephonyWebhooks } from '../telephony';
@@ -83,7 +84,7 @@ export function createApp(ctx: AppContext): {
   app.use(answerOptions);
   // the carriers' webhooks are form-encoded and signed by the carrier (before the JSON-only rule)
   app.use(TELEPHONY_ROOT, telephonyWebhooks(ctx));
-  app.use(refuseForeignBodies);
+  app.use(markKnowledgeUploads, refuseForeignBodies);
   app.use(
     express.json({
       limit: '1mb',
@@ -132,6 +133,15 @@ export function createApp(ctx: AppContext): {
 }
 
 /**
+ * A knowledge base's file upload (multipart/form-data, the one body that is not JSON) is read by its
+ * route after authentication (src/knowledge/uploads.ts): its body reads `{type: 'file'}` until then.
+ */
+function markKnowledgeUploads(req: Request, _res: Response, next: NextFunction) {
+  if (isKnowledgeUpload(req)) req.body = { type: 'file' };
+  next();
+}
+
+/**
  * A body is JSON (`Content-Type: application/json`) in UTF-8 (RFC 8259), or it is a 415, before
  * anything reads it, on every route: express.json leaves a body of another type unread, and the
  * route would take it for no body at all (an update that changes nothing, answered 200). A chunked
@@ -142,6 +152,7 @@ function refuseForeignBodies(req: Request, _res: Response, next: NextFunction) {
   const sized = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0';
   const type = req.headers['content-type'] ?? '';
   if (!(sized || (chunked && type))) return next();
+  if (isKnowledgeUpload(req)) return next();
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
   if (charset !== undefined && !/^utf-8$/i.test(charset) && /^[^;]*json/i.test(type)) {
     const message = `JSON bodies must be UTF-8 (Content-Type charset "${charset.slice(0, 40)}")`;

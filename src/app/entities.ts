@@ -5,6 +5,7 @@ import { CampaignContactSchema, CampaignSchema } from '../campaigns';
 import { EventSchema } from '../events/event.entity';
 import { IdempotencyKeySchema } from '../idempotency/idempotency-key.entity';
 import { ApiKeySchema } from '../keys/api-key.entity';
+import { KnowledgeBaseSchema, KnowledgeSourceSchema } from '../knowledge';
 import {
   MarketplaceQuotaCounterSchema,
   MarketplaceUsageRecordSchema,
@@ -71,4 +72,6 @@ export const entities = [
   CallSchema,
   CampaignSchema,
   CampaignContactSchema,
+  KnowledgeBaseSchema,
+  KnowledgeSourceSchema,
 ];

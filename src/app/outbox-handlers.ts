@@ -2,6 +2,7 @@ import { createTestRunOutboxHandler } from '../agent-tests';
 import { createAnalysisOutboxHandler } from '../call-analysis';
 import { createCampaignOutboxHandler } from '../campaigns';
 import type { OutboxDeps, OutboxHandler } from '../events/outbox';
+import { createKnowledgeOutboxHandler } from '../knowledge';
 import { createMarketplaceRemovalOutboxHandler } from '../marketplace/removal/outbox';
 import { createReviewOutboxHandler } from '../reviews/outbox';
 import { createSessionOutboxHandler } from '../sessions/outbox';
@@ -24,5 +25,6 @@ export function createOutboxHandlers(deps: OutboxDeps): OutboxHandler[] {
     createAnalysisOutboxHandler(deps),
     createCallOutboxHandler(deps),
     createCampaignOutboxHandler(deps),
+    createKnowledgeOutboxHandler(deps),
   ];
 }

@@ -9,6 +9,7 @@ import { mountCallAnalysisRoutes } from '../call-analysis';
 import { mountCampaignRoutes } from '../campaigns';
 import type { AppContext } from '../common/context';
 import { mountKeyRoutes } from '../keys/keys.routes';
+import { mountKnowledgeRoutes } from '../knowledge';
 import { mountMarketplaceRoutes } from '../marketplace/marketplace.routes';
 import { mountMcpServerRoutes } from '../mcp/mcp.routes';
 import { mountOAuthCallback, mountOAuthRoutes } from '../oauth/oauth.routes';
@@ -51,6 +52,7 @@ export function mountAreaRoutes(roots: ApiRoots, ctx: AppContext): void {
   mountPhoneNumberRoutes(roots.platform, ctx);
   mountCallRoutes(roots.platform, ctx);
   mountCampaignRoutes(roots.platform, ctx);
+  mountKnowledgeRoutes(roots.platform, ctx);
   mountCallAnalysisRoutes(roots.platform, ctx);
   // end-of-call links (docs/sessions.md "End-of-call links"): signed, no API key
   mountTranscriptLinkRoute(roots.platformPublic, ctx);

@@ -12,6 +12,7 @@ import { loadEncryptor } from '../crypto/encryption';
 import { isPostgresReachable, startEmbeddedPostgres } from '../db/embedded-postgres';
 import { ensureDatabaseExists, initOrm, runMigrations } from '../db/orm';
 import { EventDispatcher } from '../events/dispatcher';
+import { personaBaseProblems } from '../knowledge';
 import type { Logger } from '../logging/logger';
 import { McpConnectionPool } from '../mcp/mcp-pool';
 import { personasNamingProvider } from '../personas';
@@ -173,6 +174,7 @@ export async function buildContext(
         personaTools: checkPersonaTools,
         providers: providerReferenceProblems,
         providerUsers: personasNamingProvider,
+        knowledgeBases: personaBaseProblems,
       },
       tracing,
       apiCalls,

@@ -41,7 +41,9 @@ export type IdPrefix =
   | 'pn'
   | 'call'
   | 'prov'
-  | 'cmp';
+  | 'cmp'
+  | 'kb'
+  | 'ks';
 
 export function newId(prefix: IdPrefix, length = 24): string {
   return `${prefix}_${randomBase62(length)}`;

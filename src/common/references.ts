@@ -24,6 +24,11 @@ export interface ReferenceChecks {
    * kind the field needs.
    */
   providers(em: EntityManager, accountId: string, refs: readonly ProviderReference[]): Promise<string[]>;
+  /**
+   * A persona's `knowledge.bases`: the problems found, as `"knowledge.bases.i: …"` lines (none: it
+   * may be saved). Each must be a knowledge base of the account, named once.
+   */
+  knowledgeBases(em: EntityManager, accountId: string, ids: readonly string[]): Promise<string[]>;
   /** The personas (their `identity.id`, or id) whose manifest names the account's provider `id`. */
   providerUsers(em: EntityManager, accountId: string, id: string): Promise<string[]>;
 }

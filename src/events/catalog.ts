@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'call.ended',
   'call.transferred',
   'campaign.completed',
+  'knowledge.source.ready',
+  'knowledge.source.failed',
   'webhook.test',
 ] as const;
 
@@ -42,6 +44,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'call.ended': 'A phone call ended (completed, busy, no answer, failed or canceled)',
   'call.transferred': 'The agent put a phone call through to a number or SIP address (transfer_call)',
   'campaign.completed': "An outbound campaign's workflow ended (completed, or canceled), with its counts",
+  'knowledge.source.ready': 'A knowledge source was indexed (added or refreshed): its chunks are searched',
+  'knowledge.source.failed': 'A knowledge source could not be indexed, with the reason',
   'webhook.test': 'Sent by POST /webhooks/:id/test',
 };
 
@@ -130,6 +134,9 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
       return { ...callSample('call.started', sessionId), destination: '+14155550188' };
     case 'campaign.completed':
       return campaignSample();
+    case 'knowledge.source.ready':
+    case 'knowledge.source.failed':
+      return knowledgeSample(type);
     case 'webhook.test':
       return { message: 'This is a test event from the voice platform' };
   }
@@ -189,4 +196,20 @@ function campaignSample(): Record<string, unknown> {
     outcomes: { answered: 141, busy: 3, 'no-answer': 12, voicemail: 40, failed: 4 },
     progress: { total: 200, done: 200, calling: 0, waitingRetry: 0, pending: 0, canceled: 0, calls: 236 },
   };
+}
+
+/** A knowledge source's ingestion outcome (`knowledge.source.ready` / `.failed`). */
+function knowledgeSample(
+  type: 'knowledge.source.ready' | 'knowledge.source.failed',
+): Record<string, unknown> {
+  const source = {
+    sourceId: newId('ks'),
+    knowledgeBaseId: newId('kb'),
+    name: 'Returns policy.pdf',
+    type: 'file',
+    generation: 1,
+  };
+  return type === 'knowledge.source.ready'
+    ? { ...source, chunks: 42 }
+    : { ...source, reason: 'The PDF is damaged and cannot be read.' };
 }

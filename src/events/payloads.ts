@@ -89,6 +89,24 @@ export const CampaignCompletedData = z
   })
   .meta({ id: 'CampaignCompletedEventData' });
 
+const knowledgeSource = {
+  sourceId: z.string().meta({ description: 'The source (`ks_…`)' }),
+  knowledgeBaseId: z.string().meta({ description: 'Its knowledge base (`kb_…`)' }),
+  name: z.string(),
+  type: z.enum(['text', 'url', 'file']),
+  generation: z.number().int().meta({ description: '1 for its first ingestion, one more per refresh' }),
+};
+
+/** `knowledge.source.ready`'s `data` (docs/knowledge.md "Ingestion"). */
+export const KnowledgeSourceReadyData = z
+  .strictObject({ ...knowledgeSource, chunks: z.number().int().meta({ description: 'Chunks now searched' }) })
+  .meta({ id: 'KnowledgeSourceReadyEventData' });
+
+/** `knowledge.source.failed`'s `data`: why, in plain words. */
+export const KnowledgeSourceFailedData = z
+  .strictObject({ ...knowledgeSource, reason: z.string() })
+  .meta({ id: 'KnowledgeSourceFailedEventData' });
+
 export type SessionEndedPayload = z.input<typeof SessionEndedData>;
 export type SessionAnalyzedPayload = z.input<typeof SessionAnalyzedData>;
 
@@ -97,6 +115,8 @@ export const EVENT_DATA_SCHEMAS: Partial<Record<EventType, z.ZodObject>> = {
   'session.ended': SessionEndedData,
   'session.analyzed': SessionAnalyzedData,
   'campaign.completed': CampaignCompletedData,
+  'knowledge.source.ready': KnowledgeSourceReadyData,
+  'knowledge.source.failed': KnowledgeSourceFailedData,
 };
 
 /** The envelope of an event of `type` (docs/api-contract.md "Events"), with its `data` schema. */

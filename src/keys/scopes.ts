@@ -1,6 +1,7 @@
 /**
  * Scopes (docs/api-contract.md "Scopes"): `<area>:read` and `<area>:write` per area (`phone`: phone
- * numbers; `providers`: the account's model, speech-to-text and voice providers), plus
+ * numbers; `providers`: the account's model, speech-to-text and voice providers; `knowledge`:
+ * knowledge bases), plus
  * `workflows:execute`, and `tests:read` / `tests:run` (agent tests: docs/personas.md "Testing an agent").
  */
 export const SCOPE_AREAS = [
@@ -14,6 +15,7 @@ export const SCOPE_AREAS = [
   'sessions',
   'phone',
   'providers',
+  'knowledge',
 ] as const;
 export const ALL_SCOPES = [
   ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`]),

@@ -49,6 +49,8 @@ export const ANSWER_LIMITS = {
   modelStream: { maxBytes: 8 * MiB, timeoutMs: 30_000 },
   /** The console identity provider's signing keys (AUTH_JWKS_URL): a few keys of about 1 KiB. */
   identityKeys: { maxBytes: 256 * KiB, timeoutMs: 5_000 },
+  /** A knowledge base's URL source: one page or document, at most what an upload may be. */
+  knowledgeSource: { maxBytes: 20 * MiB, timeoutMs: 30_000 },
 } as const satisfies Record<string, AnswerLimits>;
 
 /** The error of an answer past its cap. */

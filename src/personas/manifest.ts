@@ -65,6 +65,9 @@ export const PersonaManifestSchema = z
         domains: list(100, text(200)),
         expertise_tags: list(100, text(200)),
         out_of_scope_topics: list(100, text(200)),
+        bases: list(10, text(64)).meta({
+          description: 'Knowledge bases (kb_…) of your account the agent searches (at most 10)',
+        }),
       })
       .partial(),
     behaviors: z

@@ -114,11 +114,12 @@ export async function refuseUnofferableTools(
   const problems = [
     ...(await ctx.references.personaTools(em, accountId, manifest.tools ?? [])),
     ...(await ctx.references.providers(em, accountId, providerReferencesOf(manifest))),
+    ...(await ctx.references.knowledgeBases(em, accountId, manifest.knowledge?.bases ?? [])),
   ];
   if (problems.length > 0) {
     throw validationFailed(
       problems.map((p) => `manifest.${p}`),
-      'The manifest names tools or providers its agent cannot use',
+      'The manifest names tools, providers or knowledge bases its agent cannot use',
     );
   }
 }

@@ -5,6 +5,7 @@ import { marketplaceInstallCases } from '../support/mutation-cases/marketplace-i
 import { platformCallCases } from '../support/mutation-cases/platform-calls';
 import { platformCampaignCases } from '../support/mutation-cases/platform-campaigns';
 import { platformHookCases } from '../support/mutation-cases/platform-hooks';
+import { platformKnowledgeCases } from '../support/mutation-cases/platform-knowledge';
 import { platformPhoneCases } from '../support/mutation-cases/platform-phone';
 import { platformRunCases } from '../support/mutation-cases/platform-runs';
 import { platformToolCases } from '../support/mutation-cases/platform-tools';
@@ -21,6 +22,7 @@ const TABLES = {
   platformPhoneCases,
   platformCallCases,
   platformCampaignCases,
+  platformKnowledgeCases,
   platformRunCases,
   marketplaceCases,
   marketplaceInstallCases,

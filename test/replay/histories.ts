@@ -60,6 +60,10 @@ export const SCENARIOS = {
    * after the delay, a pause and a resume (Workflow Updates), completed (`campaign.completed`).
    */
   'campaign-retried-paused-completed': 'campaignWorkflow',
+  /** A URL source's ingestion: the page fetched, extracted, chunked, made ready (`knowledge.source.ready`). */
+  'ingest-knowledge-source-url-ready': 'ingestKnowledgeSourceWorkflow',
+  /** An uploaded corrupt PDF: extraction fails, the source is failed with the reason (`knowledge.source.failed`). */
+  'ingest-knowledge-source-pdf-failed': 'ingestKnowledgeSourceWorkflow',
 } as const;
 
 export type ScenarioName = keyof typeof SCENARIOS;

@@ -34,6 +34,7 @@ import { startReceiver } from '../support/receiver';
 import { call, newDeveloper, setPlan, startTestApp } from '../support/test-app';
 import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './histories';
 import { recordCampaign } from './record-campaign';
+import { recordKnowledge } from './record-knowledge';
 import { recordPhoneCall } from './record-phone-call';
 
 type Node = { id: string; type: string; config?: Record<string, unknown> };
@@ -511,6 +512,7 @@ async function main(): Promise<void> {
     );
     await recordPhoneCall(record, stops);
     await recordCampaign(record, stops);
+    await recordKnowledge(record, stops);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
   }

@@ -32,6 +32,7 @@ import { Migration20261129120000Reviewers } from './Migration20261129120000Revie
 import { Migration20261129130000Providers } from './Migration20261129130000Providers';
 import { Migration20261129140000Campaigns } from './Migration20261129140000Campaigns';
 import { Migration20261129150000WarmTransfers } from './Migration20261129150000WarmTransfers';
+import { Migration20261129160000Knowledge } from './Migration20261129160000Knowledge';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -68,4 +69,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129130000Providers', class: Migration20261129130000Providers },
   { name: 'Migration20261129140000Campaigns', class: Migration20261129140000Campaigns },
   { name: 'Migration20261129150000WarmTransfers', class: Migration20261129150000WarmTransfers },
+  { name: 'Migration20261129160000Knowledge', class: Migration20261129160000Knowledge },
 ];

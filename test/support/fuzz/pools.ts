@@ -57,6 +57,8 @@ export function kindOfParam(path: string, param: string): Kind[] {
     activities: ['activities'],
     accounts: ['account'],
     publishers: ['mktPublisher', 'account'],
+    'knowledge-bases': ['knowledgeBases'],
+    sources: ['knowledgeSources'],
   };
   return byName[before] ?? ['tools', 'sessions', 'personas'];
 }

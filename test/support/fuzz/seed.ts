@@ -87,6 +87,7 @@ export async function seedTenant(rig: FuzzRig, label: string): Promise<Tenant> {
   await seedWorkflow(tenant, v2);
   await seedOAuth(tenant, v2, rig, clientSecret, app.baseUrl);
   await seedSessions(tenant, v2, persona);
+  await seedKnowledge(tenant, v2);
 
   const keys = must(await call(app.baseUrl, 'GET', `${V1}/keys`, { token: dev.token }), 'keys');
   tenant.ids.keys.push(...keys.body.keys.map((k: { id: string }) => k.id));
@@ -205,6 +206,27 @@ async function seedSessions(tenant: Tenant, v2: V2, personaId: string) {
   tenant.ids.activities.push(activity.body.data.id);
 }
 
+/** A knowledge base with a text source, waited for until indexed (so no snapshot sees it change). */
+async function seedKnowledge(tenant: Tenant, v2: V2) {
+  const base = await v2('POST', '/knowledge-bases', { name: `${tenant.marker} handbook` });
+  const baseId = base.body.data.id as string;
+  const text = `# Returns\n\n${tenant.marker}: returns within 30 days.`;
+  const source = await v2('POST', `/knowledge-bases/${baseId}/sources`, {
+    type: 'text',
+    name: tenant.marker,
+    text,
+  });
+  const sourceId = source.body.data.id as string;
+  tenant.ids.knowledgeBases.push(baseId);
+  tenant.ids.knowledgeSources.push(sourceId);
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const read = await v2('GET', `/knowledge-bases/${baseId}/sources/${sourceId}`);
+    if (read.body.data.status === 'ready') return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`seeding the knowledge source ${sourceId}: not indexed in 30 s`);
+}
+
 /** The ids no one else may learn (marketplace items and publishers are public once approved). */
 function privateIds(tenant: Tenant): string[] {
   const { mktItems: _public, mktPublisher: _alsoPublic, turns: _numbers, ...rest } = tenant.ids;
@@ -214,6 +236,7 @@ function privateIds(tenant: Tenant): string[] {
 /** `/api/v2/developers/webhooks/wh_1/test` → `/api/v2/developers/webhooks/{id}/test` (for body templates). */
 function templateOf(path: string): string {
   return path
-    .replace(/\/(wh|tool|wf|mcp|sess|persona|act|oap|oat|key|del|exec)_[A-Za-z0-9]+/g, '/{id}')
+    .replace(/\/(wh|tool|wf|mcp|sess|persona|act|oap|oat|key|del|exec|kb)_[A-Za-z0-9]+/g, '/{id}')
+    .replace(/\/ks_[A-Za-z0-9]+/g, '/{sourceId}')
     .replace(/\/secrets\/[A-Za-z0-9_]+$/, '/secrets/{name}');
 }

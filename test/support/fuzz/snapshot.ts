@@ -37,6 +37,9 @@ export async function snapshotOf(baseUrl: string, tenant: Tenant): Promise<Recor
     '/oauth/providers',
     ...ids.oauthProviders.map((id) => `/oauth/providers/${id}`),
     '/oauth/tokens',
+    '/knowledge-bases',
+    ...ids.knowledgeBases.flatMap((id) => [`/knowledge-bases/${id}`, `/knowledge-bases/${id}/sources`]),
+    ...ids.knowledgeSources.map((id) => `/knowledge-bases/${ids.knowledgeBases[0]}/sources/${id}`),
   ];
   const sandbox: string[] = [
     '/sessions',

@@ -22,6 +22,8 @@ export const KINDS = [
   'mktSessions',
   'mktPublisher',
   'users',
+  'knowledgeBases',
+  'knowledgeSources',
 ] as const;
 export type Kind = (typeof KINDS)[number];
 

@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   'call.ended',
   'call.transferred',
   'campaign.completed',
+  'knowledge.source.ready',
+  'knowledge.source.failed',
   'webhook.test',
 ] as const satisfies readonly EventType[];
 const _allEventTypes: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
