@@ -31,6 +31,14 @@ function handbookPage(version: string, sections = 12): string {
   return `<!doctype html><html><head><title>Handbook ${version}</title></head><body><main><h1>Handbook</h1>${body}</main></body></html>`;
 }
 
+/** A small site to crawl: a start page linking to two pages, one of which links deeper. */
+const GUIDE_SITE: Record<string, string> = {
+  '/guide/index.html': `<!doctype html><html><body><nav><a href="/guide/returns.html">Returns</a></nav><main><h1>Guide</h1><p>Welcome to the guide. <a href="/guide/shipping.html">Shipping</a></p></main></body></html>`,
+  '/guide/returns.html': `<!doctype html><html><body><main><h1>Returns</h1><p>Zebra-striped parcels come back within forty days. <a href="/guide/deep.html">More</a></p></main></body></html>`,
+  '/guide/shipping.html': `<!doctype html><html><body><main><h1>Shipping</h1><p>Parcels leave the depot every Tuesday by hovercraft.</p></main></body></html>`,
+  '/guide/deep.html': `<!doctype html><html><body><main><h1>Deep</h1><p>Quokka warranty terms live two links away.</p></main></body></html>`,
+};
+
 /**
  * Each source's ingestion as a durable workflow (issue 43, docs/knowledge.md "Ingestion"): a text, a
  * PDF and a DOCX made here, an HTML page served by a local server (the outbound guard allows loopback
@@ -44,9 +52,14 @@ describe('knowledge ingestion', () => {
   let pageUrl = '';
   let baseId = '';
   beforeAll(async () => {
-    server = http.createServer((_req, res) => {
+    server = http.createServer((req, res) => {
+      const site = GUIDE_SITE[req.url ?? ''];
+      if (req.url === '/robots.txt' || (req.url?.startsWith('/guide/') && !site)) {
+        res.writeHead(404).end();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(page);
+      res.end(site ?? page);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     pageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/handbook.html`;
@@ -171,6 +184,32 @@ describe('knowledge ingestion', () => {
     } finally {
       await strict.stop();
     }
+  });
+
+  it('crawls a URL source on its site to the depth asked, each page a document', async () => {
+    const start = pageUrl.replace('/handbook.html', '/guide/index.html');
+    const created = await rig.api('POST', sources(), {
+      type: 'url',
+      url: start,
+      name: 'Guide',
+      crawl: { maxDepth: 1, maxPages: 10 },
+    });
+    expect(created.status).toBe(201);
+    const ready = await rig.waitForSource(baseId, created.body.data.id, ['ready', 'failed']);
+    expect(ready.status).toBe('ready');
+    const documents = await sql(
+      'select url from knowledge_source_documents where source_id = ? order by ordinal',
+      [created.body.data.id],
+    );
+    expect(documents.map((d) => (d as { url: string }).url.replace(/^http:\/\/[^/]+/, ''))).toEqual([
+      '/guide/index.html',
+      '/guide/returns.html',
+      '/guide/shipping.html',
+    ]);
+    expect((await search('zebra parcels')).map((h) => h.sourceName)).toContain('Guide');
+    expect((await search('hovercraft')).map((h) => h.sourceName)).toContain('Guide');
+    // two links away: past the depth asked
+    expect((await search('quokka')).filter((h) => h.sourceName === 'Guide')).toEqual([]);
   });
 
   it('swaps the chunks at once on refresh: a search sees the old ones or the new ones, never a mix', async () => {

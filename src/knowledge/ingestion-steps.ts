@@ -4,6 +4,7 @@ import { derivedId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import { eventRow, insertEventsSql } from '../events/emit';
 import { chunkDocument } from './chunking';
+import { storeCrawledPages } from './crawled-source';
 import { ExtractionError, extractText } from './extract';
 import type { CrawlSettings } from './knowledge.entity';
 import type { SourceType } from './languages';
@@ -41,14 +42,15 @@ export async function beginIngestion(
 }
 
 /**
- * A URL source's content: the page fetched through the outbound guard, stored as the source's
- * document (replacing what an earlier run stored). The seam for the crawler: with `crawl`, it will
- * store every page it reads as a document of its own (ordinal 0, 1, …); until then the one page.
+ * A URL source's content, replacing what an earlier run stored: without `crawl`, the page fetched
+ * through the outbound guard; with it, every page the crawl reads on the site
+ * (src/knowledge/crawled-source.ts), each a document of its own.
  */
 export async function fetchUrlSource(
   ctx: Ctx,
   input: IngestionRef & { url: string; crawl: CrawlSettings | null },
 ): Promise<StepOutcome> {
+  if (input.crawl) return fetchCrawledSource(ctx, { ...input, crawl: input.crawl });
   let page: Awaited<ReturnType<typeof fetchUrlDocument>>;
   try {
     page = await fetchUrlDocument(ctx.config.outbound, input.url);
@@ -68,6 +70,22 @@ export async function fetchUrlSource(
       [input.sourceId, page.url, page.contentType?.slice(0, 200) ?? null, page.content],
     );
     return { kind: 'done', chunks: 0 } as const;
+  });
+}
+
+/** A crawled URL source: its pages stored in one transaction, then the source's size. */
+function fetchCrawledSource(
+  ctx: Ctx,
+  input: IngestionRef & { url: string; crawl: CrawlSettings },
+): Promise<StepOutcome> {
+  return knexOf(ctx).transaction(async (trx) => {
+    const crawled = await storeCrawledPages(trx, ctx.config.outbound, input);
+    if (!crawled.ok) return { kind: 'failed', reason: crawled.reason } as const;
+    const { rowCount } = await trx.raw(
+      `update knowledge_sources set bytes = ?, content_type = 'text/html', updated_at = now() where id = ? and ingest_generation = ?`,
+      [crawled.bytes, input.sourceId, input.generation],
+    );
+    return rowCount ? ({ kind: 'done', chunks: 0 } as const) : ({ kind: 'gone' } as const);
   });
 }
 
