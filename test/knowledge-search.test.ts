@@ -1,4 +1,4 @@
-import { queryParts } from '../src/knowledge/search';
+import { queryParts } from '../src/knowledge/search-query';
 import { type KnowledgeRig, startKnowledgeRig } from './support/knowledge';
 
 /** A small staff handbook: 30 short sections, each a heading and a few sentences. */

@@ -63,6 +63,7 @@ const envSchema = z.object({
   STT_MODEL: z.string().min(1).default('whisper-1'),
   STT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   VAD_SILENCE_MS: z.coerce.number().int().min(100).max(5000).default(600),
+  KNOWLEDGE_TURN_BUDGET_MS: z.coerce.number().int().min(10).max(5000).default(250),
   RECORDING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 
   VOICE_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
@@ -166,6 +167,8 @@ export interface Config {
   stt?: { baseUrl: string; apiKey?: string; model: string; timeoutMs: number };
   /** Voice activity detection: a caller's utterance ends after `silenceMs` of silence (`VAD_SILENCE_MS`). */
   vad: { silenceMs: number };
+  /** A turn waits at most `turnBudgetMs` for its knowledge (`KNOWLEDGE_TURN_BUDGET_MS`), then goes on without. */
+  knowledge: { turnBudgetMs: number };
   /** Session recordings are kept `retentionDays` days after they were made (`RECORDING_RETENTION_DAYS`). */
   recordings: { retentionDays: number };
   /**
@@ -255,6 +258,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ? { baseUrl: e.STT_BASE_URL, apiKey: e.STT_API_KEY, model: e.STT_MODEL, timeoutMs: e.STT_TIMEOUT_MS }
       : undefined,
     vad: { silenceMs: e.VAD_SILENCE_MS },
+    knowledge: { turnBudgetMs: e.KNOWLEDGE_TURN_BUDGET_MS },
     recordings: { retentionDays: e.RECORDING_RETENTION_DAYS },
     voices: {
       workers: e.VOICE_WORKERS ?? Math.max(1, Math.min(2, os.availableParallelism())),

@@ -9,5 +9,6 @@ export { KnowledgeBaseSchema, KnowledgeSourceSchema } from './knowledge.entity';
 export { mountKnowledgeRoutes } from './knowledge.routes';
 export { personaBaseProblems } from './knowledge-bases.service';
 export { createKnowledgeOutboxHandler } from './outbox';
+export { type RetrievedChunk, retrieveChunks } from './retrieval';
 export { searchKnowledgeBase } from './search';
 export { isKnowledgeUpload } from './uploads';

@@ -172,8 +172,9 @@ function directCall(ctx: CoreContext, input: AgentToolCall): DirectCall | null {
   const args = argumentsOf(input.call);
   if (!offered || offered.name !== input.call.function.name || !args) return null;
   const { ref } = offered;
-  // a call tool never reaches the workflow (the call runs it); a custom tool runs as POST /tools/:id/test
-  if (ref.kind === 'custom' || ref.kind === 'call') return null;
+  // a call tool and the knowledge search never reach the workflow (the turn runs them); a custom tool
+  // runs as POST /tools/:id/test
+  if (ref.kind === 'custom' || ref.kind === 'call' || ref.kind === 'knowledge') return null;
   const toolId = toolIdOf(offered);
   const answer = (result: ToolExecutionResult) => answered(offered, toolId, args, result);
   if (ref.kind === 'marketplace') {
@@ -249,4 +250,6 @@ export const toolIdOf = (t: OfferedTool) =>
       ? `marketplace/${t.ref.itemId}`
       : t.ref.kind === 'call'
         ? `call/${t.ref.control}`
-        : `${t.ref.serverId}/${t.ref.toolName}`;
+        : t.ref.kind === 'knowledge'
+          ? 'knowledge/search'
+          : `${t.ref.serverId}/${t.ref.toolName}`;

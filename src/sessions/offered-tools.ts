@@ -22,7 +22,9 @@ export interface AgentTool {
      */
     | { kind: 'marketplace'; itemId: string; installedBy?: string; tier?: Tier }
     /** A built-in call tool (src/sessions/turn/call-tools.ts): the call's transport runs it. */
-    | { kind: 'call'; control: 'end_call' | 'transfer_call' | 'press_digits' };
+    | { kind: 'call'; control: 'end_call' | 'transfer_call' | 'press_digits' }
+    /** `search_knowledge`: the persona's knowledge bases, searched in the turn (src/sessions/turn/knowledge-tool.ts). */
+    | { kind: 'knowledge' };
 }
 
 /** A tool's name as the model sees it (`^[A-Za-z0-9_-]{1,64}$`). */

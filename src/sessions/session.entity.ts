@@ -98,6 +98,22 @@ export type TurnAction =
       parameters?: Record<string, string | number>;
       /** Status `awaiting_input`: the parameters the agent asked for, which the caller's next turn gives. */
       missing?: string[];
+    }
+  | {
+      /** What the answer rested on: the knowledge chunks retrieved for the turn (docs/knowledge.md "In a turn"). */
+      type: 'knowledge';
+      query: string;
+      chunks: {
+        baseId: string;
+        sourceId: string;
+        sourceName: string;
+        ordinal: number;
+        heading: string | null;
+        score: number;
+      }[];
+      durationMs: number;
+      /** Past KNOWLEDGE_TURN_BUDGET_MS (or failed): the turn went on without its knowledge. */
+      timedOut?: boolean;
     };
 
 /** One exchange: what the caller said and how the agent answered (`index` from 1). */

@@ -105,6 +105,27 @@ const Action = z.discriminatedUnion('type', [
       .optional()
       .meta({ description: '`awaiting_input`: the parameters asked for, given by the next turn' }),
   }),
+  z.object({
+    type: z.literal('knowledge'),
+    query: z.string().meta({ description: 'What was searched: what the caller said' }),
+    chunks: z
+      .array(
+        z.object({
+          baseId: z.string(),
+          sourceId: z.string(),
+          sourceName: z.string(),
+          ordinal: z.number().int(),
+          heading: z.string().nullable(),
+          score: z.number(),
+        }),
+      )
+      .meta({ description: 'The chunks given to the model, best first: what the answer rested on' }),
+    durationMs: z.number(),
+    timedOut: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Past KNOWLEDGE_TURN_BUDGET_MS (or failed): the turn went on without them' }),
+  }),
 ]);
 
 export const TurnView = z

@@ -4,6 +4,8 @@ import { callerOf } from '../agent-tools';
 import type { TurnAction } from '../session.entity';
 import { FALLBACK_REPLY, LLM_ROUNDS, TOOLS_AFTER_LAST_ROUND } from '../turn-rules';
 import { callTools, handsCallOn } from './call-tools';
+import { searchKnowledgeTool } from './knowledge-tool';
+import { knowledgeForTurn } from './knowledge-turn';
 import { askModel } from './model-client';
 import { answer } from './turn-answer';
 import type { TurnAnswer, TurnRequest } from './turn-listener';
@@ -35,21 +37,25 @@ export async function answerWithModel(
   handoff?: ModelHandoff,
 ): Promise<TurnAnswer> {
   const { em, session, manifest } = loaded;
+  // the persona's knowledge is retrieved while the context is read (within its time budget)
+  const retrieving = knowledgeForTurn(ctx, ownerOf(session), manifest.knowledge?.bases, turn.text);
+  // on a phone call, the call tools (end_call, press_digits, transfer_call) win over a namesake, and
+  // so does search_knowledge on a persona with bases
   const context = await buildAgentContext(ctx, em, session, manifest);
-  // on a phone call, the call tools (end_call, press_digits, transfer_call) win over a namesake
+  const knowledge = await retrieving;
   const offeredCallTools = ctx.config.llm.baseUrl ? callTools(turn.call) : [];
-  const tools = [
-    ...context.tools.filter((t) => !offeredCallTools.some((c) => c.name === t.name)),
-    ...offeredCallTools,
-  ];
+  const baseIds = manifest.knowledge?.bases ?? [];
+  const builtIn = [...offeredCallTools, ...(baseIds.length ? [searchKnowledgeTool] : [])];
+  const tools = [...context.tools.filter((t) => !builtIn.some((c) => c.name === t.name)), ...builtIn];
   const messages: ChatMessage[] = [
     { role: 'system', content: context.system },
     ...context.history,
+    ...(knowledge?.message ? [knowledge.message] : []),
     { role: 'user', content: turn.text },
     ...(handoff?.context ?? []),
   ];
   const said: string[] = [...(handoff?.said ?? [])];
-  const actions: TurnAction[] = [...(handoff?.actions ?? [])];
+  const actions: TurnAction[] = [...(handoff?.actions ?? []), ...(knowledge ? [knowledge.action] : [])];
   const fallback = handoff?.fallback ?? FALLBACK_REPLY;
   const reply = () => said.join(' ').trim();
   // nothing from the model: the fallback is heard after what was said before it
@@ -79,7 +85,7 @@ export async function answerWithModel(
     }
     const outcomes = await runToolRound(
       ctx,
-      { ...turn },
+      { ...turn, ...(baseIds.length ? { knowledge: { owner: ownerOf(session), baseIds } } : {}) },
       {
         round,
         calls: model.toolCalls,

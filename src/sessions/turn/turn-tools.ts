@@ -4,6 +4,7 @@ import type { AgentTool, ChatToolCall } from '../agent-context';
 import type { AgentToolOutcome, Caller, OfferedTool } from '../agent-tools';
 import { mockOf } from '../tool-mocks';
 import { type CallControls, isCallTool, runCallTool } from './call-tools';
+import { runKnowledgeTool } from './knowledge-tool';
 import type { TurnListener } from './turn-listener';
 import { runToolsInWorkflow } from './turn-store';
 
@@ -37,7 +38,14 @@ function holdPhrase(phrases: string[] | undefined, turnId: string, round: number
  */
 export async function runToolRound(
   ctx: AppContext,
-  turn: { sessionId: string; turnId: string; listener: TurnListener; call?: CallControls },
+  turn: {
+    sessionId: string;
+    turnId: string;
+    listener: TurnListener;
+    call?: CallControls;
+    /** The persona's knowledge bases: `search_knowledge` runs here, at once. */
+    knowledge?: { owner: Owner; baseIds: string[] };
+  },
   round: {
     round: number;
     calls: ChatToolCall[];
@@ -54,10 +62,13 @@ export async function runToolRound(
   const phrase = holdPhrase(round.thinkingSounds, turn.turnId, round.round);
   const hold = phrase ? setTimeout(() => turn.listener.hold(phrase), HOLD_PHRASE_AFTER_MS) : undefined;
   try {
-    // the call tools act on the call at once; the others run in the workflow, in order
-    const onCall = (call: ChatToolCall) =>
-      turn.call !== undefined && isCallTool(round.tools.find((t) => t.name === call.function.name));
-    const inWorkflow = round.calls.filter((call) => !onCall(call));
+    // the call tools act on the call at once, the knowledge search reads at once; the others run in
+    // the workflow, in order
+    const toolOf = (call: ChatToolCall) => round.tools.find((t) => t.name === call.function.name);
+    const onCall = (call: ChatToolCall) => turn.call !== undefined && isCallTool(toolOf(call));
+    const reads = (call: ChatToolCall) =>
+      turn.knowledge !== undefined && toolOf(call)?.ref.kind === 'knowledge';
+    const inWorkflow = round.calls.filter((call) => !onCall(call) && !reads(call));
     const fromWorkflow = inWorkflow.length
       ? await runToolsInWorkflow(ctx, turn.sessionId, {
           round: round.round,
@@ -72,10 +83,11 @@ export async function runToolRound(
         })
       : [];
     const outcomes: AgentToolOutcome[] = [];
-    for (const call of round.calls)
-      outcomes.push(
-        onCall(call) ? await runCallTool(turn.call!, call, turn) : fromWorkflow[inWorkflow.indexOf(call)]!,
-      );
+    for (const call of round.calls) {
+      if (onCall(call)) outcomes.push(await runCallTool(turn.call!, call, turn));
+      else if (reads(call)) outcomes.push(await runKnowledgeTool(ctx, turn.knowledge!, call));
+      else outcomes.push(fromWorkflow[inWorkflow.indexOf(call)]!);
+    }
     outcomes.forEach(({ action }, i) => {
       if (action.type !== 'tool') return;
       const { id, function: fn } = round.calls[i];

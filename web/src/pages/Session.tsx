@@ -14,7 +14,28 @@ import { TurnRecordings } from './sessions/TurnRecording';
 type Turn = components['schemas']['SessionWithTranscript']['transcript'][number];
 type Action = Turn['actions'][number];
 
+/** The knowledge chunks a turn gave the model: what its answer rested on. */
+function KnowledgeLine({ action }: { action: Extract<Action, { type: 'knowledge' }> }) {
+  const found = action.timedOut
+    ? 'none: past the time budget, the turn went on without them'
+    : `${action.chunks.length} chunk${action.chunks.length === 1 ? '' : 's'}`;
+  return (
+    <Stack gap={2} data-testid="action-knowledge">
+      <Text size="sm">
+        Knowledge: {found} · {action.durationMs} ms
+      </Text>
+      {action.chunks.map((c) => (
+        <Text size="xs" c="dimmed" key={`${c.sourceId}:${c.ordinal}`}>
+          {c.sourceName}
+          {c.heading ? ` › ${c.heading}` : ''} (part {c.ordinal + 1}, score {c.score.toFixed(2)})
+        </Text>
+      ))}
+    </Stack>
+  );
+}
+
 function ActionLine({ action }: { action: Action }) {
+  if (action.type === 'knowledge') return <KnowledgeLine action={action} />;
   if (action.type === 'workflow') {
     return (
       <Text size="sm" data-testid="action-workflow">
