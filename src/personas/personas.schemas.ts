@@ -28,6 +28,10 @@ export const PersonaListEntry = z
     tools: z.array(PersonaToolRefSchema).meta({
       description: "`manifest.tools`: what the persona's agent is offered ([] while it names none)",
     }),
+    knowledgeBases: z.array(z.string()).meta({
+      description:
+        '`manifest.knowledge.bases`: the knowledge bases the agent answers from ([] while it names none)',
+    }),
     createdAt: timestamp(),
     updatedAt: timestamp(),
   })

@@ -20,6 +20,7 @@ export function listEntry(p: Persona) {
     status: p.status,
     category: p.category,
     tools: p.manifest.tools ?? [],
+    knowledgeBases: p.manifest.knowledge?.bases ?? [],
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

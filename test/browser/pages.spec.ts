@@ -49,6 +49,7 @@ const pages = (s: Seeded): [string, string | RegExp][] => [
   ['/console/calls', 'Calls'],
   [`/console/calls/${s.callId}`, `Call ${s.callId}`],
   ['/console/campaigns', 'Campaigns'],
+  ['/console/knowledge', 'Knowledge'],
 ];
 
 /** The pages docs/console.md shows a picture of, by path (ids as `<prefix>_id`), and the picture's name. */

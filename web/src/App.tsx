@@ -26,6 +26,8 @@ const OAuthCallbackPage = lazy(() => import('./pages/tools/OAuthCallbackPage'));
 const PhoneNumbersPage = lazy(() => import('./pages/PhoneNumbers'));
 const CallsPage = lazy(() => import('./pages/Calls'));
 const CampaignsPage = lazy(() => import('./pages/Campaigns'));
+const KnowledgePage = lazy(() => import('./pages/Knowledge'));
+const KnowledgeBasePage = lazy(() => import('./pages/KnowledgeBase'));
 const CampaignPage = lazy(() => import('./pages/Campaign'));
 const CallPage = lazy(() => import('./pages/Call'));
 const ActivitiesPage = lazy(() => import('./pages/Activities'));
@@ -82,6 +84,8 @@ export function App() {
           <Route path="calls" element={<CallsPage />} />
           <Route path="calls/:id" element={<CallPage />} />
           <Route path="campaigns" element={<CampaignsPage />} />
+          <Route path="knowledge" element={<KnowledgePage />} />
+          <Route path="knowledge/:id" element={<KnowledgeBasePage />} />
           <Route path="campaigns/:id" element={<CampaignPage />} />
           <Route path="marketplace/*" element={<MarketplacePage />} />
           <Route path="tools" element={<ToolsPage />} />

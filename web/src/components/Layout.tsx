@@ -42,6 +42,7 @@ const NAV = [
   { to: '/phone-numbers', label: 'Phone numbers' },
   { to: '/calls', label: 'Calls' },
   { to: '/campaigns', label: 'Campaigns' },
+  { to: '/knowledge', label: 'Knowledge' },
   { to: '/marketplace', label: 'Marketplace' },
 ];
 

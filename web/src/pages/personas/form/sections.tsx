@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../../api/client';
 import { useField } from './FormContext';
 import { ChipsField, LongTextField, RangeField, TextField } from './fields';
+import { KnowledgeBasesField } from './KnowledgeBasesField';
 import { asText } from './manifestPaths';
 
 /** identity: who the persona is. */
@@ -130,6 +131,7 @@ export function KnowledgeSection() {
           rule="Topics the agent declines; none draws a warning"
           maxItems={100}
         />
+        <KnowledgeBasesField />
       </Stack>
     </Fieldset>
   );

@@ -1,0 +1,27 @@
+/** The text-search languages a knowledge base may use (the API's `language`; src/knowledge/languages.ts). */
+export const KNOWLEDGE_LANGUAGES = [
+  'simple',
+  'arabic',
+  'danish',
+  'dutch',
+  'english',
+  'finnish',
+  'french',
+  'german',
+  'greek',
+  'hungarian',
+  'indonesian',
+  'irish',
+  'italian',
+  'lithuanian',
+  'nepali',
+  'norwegian',
+  'portuguese',
+  'romanian',
+  'russian',
+  'spanish',
+  'swedish',
+  'tamil',
+  'turkish',
+] as const;
+export type KnowledgeLanguage = (typeof KNOWLEDGE_LANGUAGES)[number];
