@@ -1,0 +1,237 @@
+import knexFactory from 'knex';
+import PDFDocument from 'pdfkit';
+import { chunkDocument } from '../src/knowledge/chunking';
+import { extractText } from '../src/knowledge/extract';
+import { retrieveChunks } from '../src/knowledge/retrieval';
+import { createIsolatedDatabase } from '../test/support/isolated-db';
+import { latencyStats, runBench } from './support';
+
+/**
+ * bench:knowledge — knowledge retrieval and ingestion (docs/knowledge.md), against PostgreSQL:
+ * - retrieval: BENCH_CHUNKS chunks (default 20 000, about 2 000 pages) in one base, BENCH_QUERIES
+ *   questions through `retrieveChunks` (the search a turn and GET /knowledge-bases/:id/search run),
+ *   p50/p95 beside the floor measured in the same run (a primary-key read of one chunk, the same pool:
+ *   what any query costs); target p95 ≤ 15 ms full-text;
+ * - ingestion: pages per second for a PDF and for HTML pages, extracted (in the extraction thread),
+ *   chunked and written, as the ingestion's steps do (the workflow's own hops are not in it).
+ */
+
+const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 20_000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 300);
+const INGEST_PAGES = Number(process.env.BENCH_INGEST_PAGES ?? 100);
+
+const TOPICS = [
+  'refund',
+  'shipping',
+  'warranty',
+  'invoice',
+  'battery',
+  'delivery',
+  'exchange',
+  'account',
+  'password',
+  'subscription',
+  'voucher',
+  'repair',
+  'installation',
+  'charger',
+  'screen',
+  'keyboard',
+  'printer',
+  'router',
+  'camera',
+  'speaker',
+];
+const PLACES = [
+  'Berlin',
+  'Lisbon',
+  'Oslo',
+  'Madrid',
+  'Dublin',
+  'Vienna',
+  'Prague',
+  'Warsaw',
+  'Athens',
+  'Rome',
+];
+const VERBS = ['processes', 'replaces', 'ships', 'checks', 'confirms', 'repairs', 'credits', 'collects'];
+
+/** A deterministic paragraph for chunk `i`: topic, place, model number and a few sentences. */
+function paragraph(i: number): { heading: string; text: string } {
+  const topic = TOPICS[i % TOPICS.length]!;
+  const place = PLACES[Math.floor(i / TOPICS.length) % PLACES.length]!;
+  const verb = VERBS[i % VERBS.length]!;
+  const model = `M${1000 + (i % 997)}`;
+  const text = `The ${place} service desk ${verb} every ${topic} request for model ${model} within ${1 + (i % 20)} days. Customers in ${place} who ask about a ${topic} receive a confirmation email, and the team ${verb} the case again if nothing changes. Keep the receipt of the ${model} ${topic}: it is needed for any ${TOPICS[(i + 3) % TOPICS.length]} question.`;
+  return { heading: `${place} > ${topic} > ${model}`, text };
+}
+
+async function seed(knex: knexFactory.Knex): Promise<string> {
+  const now = new Date();
+  await knex('accounts')
+    .insert({
+      id: 'acc_bench',
+      issuer: 'bench',
+      subject: 'bench',
+      email: 'bench@example.com',
+      plan: 'enterprise',
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict()
+    .ignore();
+  await knex('knowledge_bases').insert({
+    id: 'kb_bench',
+    account_id: 'acc_bench',
+    environment: 'test',
+    name: 'Bench',
+    language: 'english',
+    created_at: now,
+    updated_at: now,
+  });
+  const sources = 100;
+  await knex('knowledge_sources').insert(
+    Array.from({ length: sources }, (_, s) => ({
+      id: `ks_bench${s}`,
+      account_id: 'acc_bench',
+      environment: 'test',
+      knowledge_base_id: 'kb_bench',
+      type: 'text',
+      name: `Handbook part ${s}`,
+      status: 'ready',
+      generation: 1,
+      ingest_generation: 1,
+      chunk_count: CHUNKS / sources,
+      created_at: now,
+      updated_at: now,
+    })),
+  );
+  for (let start = 0; start < CHUNKS; start += 1000) {
+    const rows = Array.from({ length: Math.min(1000, CHUNKS - start) }, (_, k) => {
+      const i = start + k;
+      const { heading, text } = paragraph(i);
+      return {
+        source_id: `ks_bench${i % sources}`,
+        generation: 1,
+        ordinal: Math.floor(i / sources),
+        knowledge_base_id: 'kb_bench',
+        language: 'english',
+        heading,
+        text,
+        token_estimate: Math.ceil(text.length / 4),
+      };
+    });
+    await knex('knowledge_chunks').insert(rows);
+  }
+  await knex.raw('analyze knowledge_chunks');
+  return 'kb_bench';
+}
+
+async function measureRetrieval(knex: knexFactory.Knex, baseId: string) {
+  const owner = { accountId: 'acc_bench', environment: 'test' as const };
+  const questions = Array.from({ length: QUERIES }, (_, q) => {
+    const { heading } = paragraph(q * 37);
+    const [place, topic, model] = heading.split(' > ');
+    return q % 3 === 0
+      ? `How long does a ${topic} take in ${place}?`
+      : q % 3 === 1
+        ? `${model} ${topic}`
+        : `what about my ${topic.slice(0, 5)}`;
+  });
+  for (const q of questions.slice(0, 20)) await retrieveChunks(knex, owner, [baseId], q, 3); // warm-up
+  const search: number[] = [];
+  const floor: number[] = [];
+  for (const [i, q] of questions.entries()) {
+    let t = performance.now();
+    await retrieveChunks(knex, owner, [baseId], q, 3);
+    search.push(performance.now() - t);
+    t = performance.now();
+    await knex.raw(
+      'select text from knowledge_chunks where source_id = ? and generation = 1 and ordinal = ?',
+      [`ks_bench${i % 100}`, i % 200],
+    );
+    floor.push(performance.now() - t);
+  }
+  return { search: latencyStats(search), floor: latencyStats(floor) };
+}
+
+async function pdfOf(pages: number): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const pdf = new PDFDocument();
+    const parts: Buffer[] = [];
+    pdf.on('data', (p: Buffer) => parts.push(p));
+    pdf.on('end', () => resolve(Buffer.concat(parts)));
+    for (let p = 0; p < pages; p++) {
+      if (p > 0) pdf.addPage();
+      for (let k = 0; k < 4; k++) pdf.text(paragraph(p * 4 + k).text).moveDown();
+    }
+    pdf.end();
+  });
+}
+
+/** Extract, chunk and write `bytes` as one source's chunks; answers pages per second. */
+async function ingestRate(
+  knex: knexFactory.Knex,
+  label: string,
+  docs: { bytes: Uint8Array; contentType: string }[],
+  pages: number,
+) {
+  const started = performance.now();
+  let ordinal = 0;
+  for (const doc of docs) {
+    const chunks = chunkDocument(await extractText(doc));
+    await knex('knowledge_chunks').insert(
+      chunks.map((c) => ({
+        source_id: 'ks_bench0',
+        generation: 2,
+        ordinal: ordinal++,
+        knowledge_base_id: 'kb_bench',
+        language: 'english',
+        heading: c.heading,
+        text: c.text,
+        token_estimate: c.tokenEstimate,
+      })),
+    );
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await knex('knowledge_chunks').where({ generation: 2 }).delete();
+  console.log(
+    `ingestion, ${label.padEnd(34)} ${(pages / seconds).toFixed(1).padStart(8)} pages/s (${pages} pages in ${seconds.toFixed(2)} s)`,
+  );
+}
+
+async function main(): Promise<void> {
+  const db = await createIsolatedDatabase('bench_knowledge');
+  const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 1, max: 4 } });
+  try {
+    console.error(`bench:knowledge: seeding ${CHUNKS} chunks`);
+    const baseId = await seed(knex);
+    const { search, floor } = await measureRetrieval(knex, baseId);
+    const ms = (v: number) => `${v.toFixed(2).padStart(7)} ms`;
+    console.log(`\nbench:knowledge — ${CHUNKS} chunks in one base, ${QUERIES} questions`);
+    console.log(
+      `retrieval (full-text, best 3)         p50 ${ms(search.p50)}   p95 ${ms(search.p95)}   target p95 ≤ 15 ms: ${search.p95 <= 15 ? 'met' : 'NOT met'}`,
+    );
+    console.log(`  floor: a primary-key read, same pool p50 ${ms(floor.p50)}   p95 ${ms(floor.p95)}`);
+    console.log('retrieval (hybrid)                    not built: no embeddings provider or pgvector here');
+    const pdf = await pdfOf(INGEST_PAGES);
+    await ingestRate(
+      knex,
+      `a ${INGEST_PAGES}-page PDF`,
+      [{ bytes: pdf, contentType: 'application/pdf' }],
+      INGEST_PAGES,
+    );
+    const html = Array.from({ length: INGEST_PAGES }, (_, p) => ({
+      bytes: Buffer.from(
+        `<!doctype html><html><body><nav><a href="/">Home</a></nav><main><h1>Page ${p}</h1>${[0, 1, 2, 3].map((k) => `<h2>${paragraph(p * 4 + k).heading}</h2><p>${paragraph(p * 4 + k).text}</p>`).join('')}</main><footer>©</footer></body></html>`,
+      ),
+      contentType: 'text/html',
+    }));
+    await ingestRate(knex, `${INGEST_PAGES} HTML pages`, html, INGEST_PAGES);
+  } finally {
+    await knex.destroy();
+    await db.drop();
+  }
+}
+
+runBench(main);
