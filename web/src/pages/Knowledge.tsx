@@ -2,12 +2,12 @@ import { Anchor, Button, Modal, Select, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { KNOWLEDGE_LANGUAGES, type KnowledgeLanguage } from '../../../src/knowledge/languages';
 import { api, environmentStore, unwrap } from '../api/client';
 import { DataTable } from '../components/DataTable';
 import { ListPage } from '../components/ListPage';
 import { ErrorAlert, formatTime } from '../components/ui';
 import { useStoredValue } from '../store';
-import { KNOWLEDGE_LANGUAGES, type KnowledgeLanguage } from './knowledge/languages';
 
 /** A new knowledge base: its name and the language its documents are searched in. */
 function NewBaseDialog(props: { opened: boolean; onClose(): void; onCreated(id: string): void }) {
