@@ -270,8 +270,10 @@ describe("a phone line's audio (src/telephony/audio)", () => {
     const first = await calls();
     // a converter is a resampler state and two buffers in the shared heap: kilobytes, not a heap of its own
     expect(first).toBeLessThan(20 * MB);
-    // disposed converters give their room back: the same calls again take no more
-    for (let round = 0; round < 3; round++) expect(await calls()).toBeLessThanOrEqual(first);
+    // disposed converters give their room back: the same calls again take no more (within what other
+    // buffers of the process move meanwhile: bytes; 200 converters kept would be hundreds of KB)
+    const NOISE = 64 * 1024;
+    for (let round = 0; round < 3; round++) expect(await calls()).toBeLessThanOrEqual(first + NOISE);
   });
 
   it('prints the cost of a 20 ms frame each way (a figure, not a check)', async () => {
