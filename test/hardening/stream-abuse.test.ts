@@ -46,8 +46,13 @@ async function tenant(label: string, plan?: string) {
 /** Waits until `streams` have all closed, or `ms` passed. */
 const allClosed = (streams: AbusiveStream[], ms: number) =>
   Promise.all(streams.map((s) => s.untilClosed(ms)));
-/** A latency bound against the baseline: three times its p99, and never under 100 ms above it. */
-const bound = (p99: number) => Math.max(3 * p99, p99 + 100);
+/**
+ * A latency bound against the baseline: three times its p99, and never under 200 ms above it. What
+ * it catches (a server buffering for a client that stopped reading) stalls /healthz for seconds;
+ * on two cores shared with the synthesis, one collection of the heap is 100 ms (a CI run read 114 ms
+ * against a 100 ms margin).
+ */
+const bound = (p99: number) => Math.max(3 * p99, p99 + 200);
 /**
  * The API's output once it matches `pattern`, or as it is after `ms`: the server logs a close when
  * its socket has closed, which can come after the client saw the close frame, and the line then
