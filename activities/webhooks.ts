@@ -1,6 +1,11 @@
 import { webhookDeliveries } from '../src/telemetry/metrics';
 import { annotateSpan } from '../src/telemetry/tracing';
 import { type AttemptInput, type AttemptOutcome, attemptDelivery } from '../src/webhooks/attempt';
+import {
+  queueRecoveryBatch,
+  type RecoveryBatchInput,
+  type RecoveryBatchResult,
+} from '../src/webhooks/recovery-batch';
 import type { ActivityDeps } from './deps';
 import { heartbeating } from './heartbeating';
 
@@ -18,6 +23,12 @@ export function createWebhookActivities({ orm, encryptor, config }: ActivityDeps
       // delivered; pending = this attempt failed and another follows; failed = the last one did; gone
       webhookDeliveries.inc({ outcome: outcome.status });
       return outcome;
+    },
+
+    /** One batch of a recovery: queues deliveries of the next missed events (src/webhooks/recovery-batch.ts). */
+    async queueRecoveryBatch(input: RecoveryBatchInput): Promise<RecoveryBatchResult> {
+      annotateSpan({ 'voice.recovery_id': input.recoveryId });
+      return queueRecoveryBatch(knex, input);
     },
   };
 }

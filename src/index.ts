@@ -7,5 +7,6 @@
 export {
   DEFAULT_TOLERANCE_SECONDS,
   parseSignatureHeader,
+  verifyEd25519WebhookSignature,
   verifyWebhookSignature,
 } from './webhooks/signature';

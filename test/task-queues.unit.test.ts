@@ -100,7 +100,7 @@ describe('what each pool registers', () => {
     expect(workflowsOf('conversations')).toEqual(
       expect.arrayContaining(['voiceSessionWorkflow', 'phoneCallWorkflow']),
     );
-    expect(workflowsOf('deliveries')).toEqual(['deliverWebhookWorkflow']);
+    expect(workflowsOf('deliveries')).toEqual(['deliverWebhookWorkflow', 'recoverWebhookEventsWorkflow']);
     expect(workflowsOf('executions')).toEqual(['runVoiceWorkflow']);
   });
 

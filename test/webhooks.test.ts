@@ -164,13 +164,18 @@ describe('webhook endpoints', () => {
     expect(Object.keys(list.body.data[0]).sort()).toEqual(
       [
         'createdAt',
+        'disabledAt',
+        'disabledReason',
+        'disablesAt',
         'enabled',
         'events',
+        'failingSince',
         'id',
         'includeTestRuns',
         'lastDeliveredAt',
         'name',
         'personaId',
+        'signing',
         'status',
         'url',
       ].sort(),
@@ -181,7 +186,7 @@ describe('webhook endpoints', () => {
     expect(Object.keys(put.body.data).sort()).toEqual(['enabled', 'id', 'name', 'updatedAt']);
     const disabled = await api('GET', '/webhooks?status=disabled', undefined, other.liveKey);
     expect(disabled.body.data.map((w: any) => w.id)).toEqual([a.id]);
-    expect(disabled.body.data[0].status).toBe('disabled');
+    expect(disabled.body.data[0]).toMatchObject({ status: 'disabled', disabledReason: 'manual' });
     const active = await api('GET', '/webhooks?status=active', undefined, other.liveKey);
     expect(active.body.data.map((w: any) => w.id)).toEqual([b.id]);
 

@@ -9,6 +9,7 @@ export * from './deliver-webhook';
 export * from './housekeeping';
 export * from './ingest-knowledge-source';
 export * from './phone-call';
+export * from './recover-webhook-events';
 export * from './remove-marketplace-item';
 export * from './review-marketplace-item';
 export * from './review-persona';

@@ -31,6 +31,7 @@ import { ToolSchema } from '../tools/tool.entity';
 import { WorkflowDefinitionSchema, WorkflowExecutionSchema } from '../voice-workflows/workflow.entity';
 import { WorkflowVersionSchema } from '../voice-workflows/workflow-version.entity';
 import { DeliveryAttemptSchema, DeliverySchema } from '../webhooks/delivery.entity';
+import { WebhookRecoverySchema } from '../webhooks/recovery.entity';
 import { WebhookSchema } from '../webhooks/webhook.entity';
 
 /** Every entity of the service; migrations are written against this list. */
@@ -43,6 +44,7 @@ export const entities = [
   EventSchema,
   DeliverySchema,
   DeliveryAttemptSchema,
+  WebhookRecoverySchema,
   OAuthProviderSchema,
   OAuthAuthorizationSchema,
   OAuthTokenSchema,

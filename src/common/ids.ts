@@ -21,6 +21,7 @@ export type IdPrefix =
   | 'sec'
   | 'wh'
   | 'del'
+  | 'wrc'
   | 'evt'
   | 'sess'
   | 'ana'

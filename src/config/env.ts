@@ -1,11 +1,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { type EmbeddingsConfig, embeddingsConfig, embeddingsEnv } from './embeddings';
 import { type LinksConfig, linksConfig, linksEnv } from './links';
 import { type OutboundConfig, outboundConfig, outboundEnv, outboundProblems } from './outbound';
 import { type TelemetryConfig, telemetryConfig, telemetryEnv } from './telemetry';
 import { type TelephonyConfig, telephonyConfig, telephonyEnv } from './telephony';
 import { type TemporalConfig, temporalConfig, temporalEnv } from './temporal';
+import { type WebhooksConfig, webhooksConfig, webhooksEnv } from './webhooks';
 
 /** Plans, shared by accounts, rate limits and plan limits. */
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
@@ -43,12 +45,7 @@ const envSchema = z.object({
   AUTH_ALGORITHMS: z.string().default('RS256'),
   AUTH_MAX_TOKEN_LIFETIME_S: z.coerce.number().int().min(60).max(2_592_000).default(86_400),
 
-  WEBHOOK_RETRY_DELAYS: z
-    .string()
-    .default('0,60,300,1800,7200')
-    .transform((v) => v.split(',').map((s) => Number(s.trim())))
-    .pipe(z.array(z.number().int().min(0)).min(1)),
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  ...webhooksEnv,
   ...outboundEnv,
   ...telephonyEnv,
 
@@ -64,6 +61,7 @@ const envSchema = z.object({
   STT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   VAD_SILENCE_MS: z.coerce.number().int().min(100).max(5000).default(600),
   KNOWLEDGE_TURN_BUDGET_MS: z.coerce.number().int().min(10).max(5000).default(250),
+  ...embeddingsEnv,
   RECORDING_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 
   VOICE_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
@@ -147,7 +145,7 @@ export interface Config {
   /** An ID token valid for longer than this (from its `iat`, or from now) is refused. */
   authMaxTokenLifetimeSeconds: number;
   auth?: { issuer: string; audience: string; jwksUrl: string; algorithms: string[] };
-  webhooks: { retryDelaysSeconds: number[]; timeoutMs: number };
+  webhooks: WebhooksConfig;
   telephony: TelephonyConfig;
   /** Operator reviews are due `slaBusinessDays` business days (UTC) after submission, or `slaSeconds` (tests, demos). */
   reviews: { slaBusinessDays: number; slaSeconds?: number };
@@ -168,7 +166,7 @@ export interface Config {
   /** Voice activity detection: a caller's utterance ends after `silenceMs` of silence (`VAD_SILENCE_MS`). */
   vad: { silenceMs: number };
   /** A turn waits at most `turnBudgetMs` for its knowledge (`KNOWLEDGE_TURN_BUDGET_MS`), then goes on without. */
-  knowledge: { turnBudgetMs: number };
+  knowledge: { turnBudgetMs: number; embeddings?: EmbeddingsConfig }; // embeddings: src/config/embeddings.ts
   /** Session recordings are kept `retentionDays` days after they were made (`RECORDING_RETENTION_DAYS`). */
   recordings: { retentionDays: number };
   /**
@@ -243,7 +241,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
             algorithms: e.AUTH_ALGORITHMS.split(',').map((a) => a.trim()),
           }
         : undefined,
-    webhooks: { retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    webhooks: webhooksConfig(e),
     telephony: telephonyConfig(e),
     reviews: { slaBusinessDays: e.REVIEW_SLA_BUSINESS_DAYS, slaSeconds: e.REVIEW_SLA_SECONDS },
     marketplace: {
@@ -258,7 +256,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       ? { baseUrl: e.STT_BASE_URL, apiKey: e.STT_API_KEY, model: e.STT_MODEL, timeoutMs: e.STT_TIMEOUT_MS }
       : undefined,
     vad: { silenceMs: e.VAD_SILENCE_MS },
-    knowledge: { turnBudgetMs: e.KNOWLEDGE_TURN_BUDGET_MS },
+    knowledge: { turnBudgetMs: e.KNOWLEDGE_TURN_BUDGET_MS, embeddings: embeddingsConfig(e) },
     recordings: { retentionDays: e.RECORDING_RETENTION_DAYS },
     voices: {
       workers: e.VOICE_WORKERS ?? Math.max(1, Math.min(2, os.availableParallelism())),

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'knowledge.source.ready',
   'knowledge.source.failed',
   'webhook.test',
+  'webhook.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -47,6 +48,8 @@ export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
   'knowledge.source.ready': 'A knowledge source was indexed (added or refreshed): its chunks are searched',
   'knowledge.source.failed': 'A knowledge source could not be indexed, with the reason',
   'webhook.test': 'Sent by POST /webhooks/:id/test',
+  'webhook.disabled':
+    'Another webhook of the account was disabled: it failed too long, or its receiver answered 410 Gone',
 };
 
 /**
@@ -137,8 +140,8 @@ export function sampleEventData(type: EventType, personaId?: string): Record<str
     case 'knowledge.source.ready':
     case 'knowledge.source.failed':
       return knowledgeSample(type);
-    case 'webhook.test':
-      return { message: 'This is a test event from the voice platform' };
+    default: // webhook.test, webhook.disabled
+      return webhookSample(type);
   }
 }
 
@@ -212,4 +215,17 @@ function knowledgeSample(
   return type === 'knowledge.source.ready'
     ? { ...source, chunks: 42 }
     : { ...source, reason: 'The PDF is damaged and cannot be read.' };
+}
+
+/** `webhook.test`, or an automatically disabled webhook (`webhook.disabled`, sent to the others). */
+function webhookSample(type: 'webhook.test' | 'webhook.disabled'): Record<string, unknown> {
+  if (type === 'webhook.test') return { message: 'This is a test event from the voice platform' };
+  return {
+    webhookId: newId('wh'),
+    name: 'Order sync',
+    url: 'https://example.com/hooks/voice',
+    reason: 'failing',
+    failingSince: new Date(Date.now() - 5 * 86_400_000).toISOString(),
+    disabledAt: new Date().toISOString(),
+  };
 }

@@ -107,6 +107,20 @@ export const KnowledgeSourceFailedData = z
   .strictObject({ ...knowledgeSource, reason: z.string() })
   .meta({ id: 'KnowledgeSourceFailedEventData' });
 
+/** `webhook.disabled`'s `data` (docs/webhooks.md "Disabling"): sent to the account's other webhooks. */
+export const WebhookDisabledData = z
+  .strictObject({
+    webhookId: z.string().meta({ description: 'The webhook that was disabled (`wh_…`)' }),
+    name: z.string(),
+    url: z.string(),
+    reason: z
+      .enum(['failing', 'gone'])
+      .meta({ description: '`failing`: every attempt failed too long; `gone`: its receiver answered 410' }),
+    failingSince: z.iso.datetime().meta({ description: 'The first failed attempt since the last success' }),
+    disabledAt: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookDisabledEventData' });
+
 export type SessionEndedPayload = z.input<typeof SessionEndedData>;
 export type SessionAnalyzedPayload = z.input<typeof SessionAnalyzedData>;
 
@@ -117,6 +131,7 @@ export const EVENT_DATA_SCHEMAS: Partial<Record<EventType, z.ZodObject>> = {
   'campaign.completed': CampaignCompletedData,
   'knowledge.source.ready': KnowledgeSourceReadyData,
   'knowledge.source.failed': KnowledgeSourceFailedData,
+  'webhook.disabled': WebhookDisabledData,
 };
 
 /** The envelope of an event of `type` (docs/api-contract.md "Events"), with its `data` schema. */

@@ -3,9 +3,10 @@ import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { OutboundError, sendOutbound } from '../outbound/http';
+import { recordAttempt, WEBHOOK_DISABLED_ERROR } from './attempt-record';
 import { signatureHeaders } from './signature';
 import type { DeliveryStatus } from './statuses';
-import { webhookPreviousSecretAad, webhookSecretAad } from './webhook.entity';
+import { webhookPreviousSecretAad, webhookSecretAad, webhookSigningKeyAad } from './webhook.entity';
 
 export const USER_AGENT = 'VoicePlatform-Webhooks/1.0';
 /**
@@ -25,8 +26,11 @@ export interface AttemptInput {
 }
 
 export interface AttemptOutcome {
-  /** `pending`: this attempt failed and another follows; `gone`: the delivery no longer exists. */
-  status: DeliveryStatus | 'gone';
+  /**
+   * `pending`: this attempt failed and another follows; `gone`: the delivery no longer exists;
+   * `endpoint_disabled`: its webhook is disabled (now or by this attempt), so no attempt follows.
+   */
+  status: DeliveryStatus | 'gone' | 'endpoint_disabled';
   statusCode?: number;
   latencyMs?: number;
   error?: string;
@@ -42,8 +46,12 @@ interface DeliveryRow {
   webhook_id: string;
   account_id: string;
   environment: string;
+  name: string;
   url: string;
   enabled: boolean;
+  failing_since: Date | null;
+  signing_algorithm: string;
+  signing_key_ciphertext: string | null;
   secret_ciphertext: string;
   previous_secret_ciphertext: string | null;
   previous_secret_expires_at: string | null;
@@ -54,8 +62,8 @@ interface DeliveryRow {
 
 const LOAD = `
 select d.status, d.attempts, d.test, d.event_id, d.event_type, d.status_code, d.latency_ms, d.error,
-       e.payload, w.id as webhook_id, w.account_id, w.environment, w.url, w.enabled,
-       w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
+       e.payload, w.id as webhook_id, w.account_id, w.environment, w.name, w.url, w.enabled,
+       w.failing_since, w.signing_algorithm, w.signing_key_ciphertext, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
 from deliveries d
 join events e on e.id = d.event_id
 join webhooks w on w.id = d.webhook_id
@@ -75,6 +83,15 @@ function signingSecrets(encryptor: Encryptor, row: DeliveryRow): string[] {
   return secrets;
 }
 
+/** An Ed25519 webhook's private signing key (decrypted), else undefined (HMAC `v1`). */
+function signingKey(encryptor: Encryptor, row: DeliveryRow): string | undefined {
+  if (row.signing_algorithm !== 'ed25519' || !row.signing_key_ciphertext) return undefined;
+  return encryptor.decrypt(
+    row.signing_key_ciphertext,
+    webhookSigningKeyAad(row.webhook_id, row.account_id, row.environment),
+  );
+}
+
 /** How one POST went: the receiver's status and answer, how long it took, and what was wrong with it. */
 interface SendResult {
   statusCode?: number;
@@ -91,7 +108,7 @@ async function sendEnvelope(
   config: Config,
   row: DeliveryRow,
   input: AttemptInput,
-  secrets: string[],
+  keys: { secrets: string[]; ed25519?: string },
   attemptedAt: Date,
 ): Promise<SendResult> {
   try {
@@ -105,7 +122,7 @@ async function sendEnvelope(
         'X-Service-Event-Type': row.event_type,
         'X-Service-Delivery-Id': input.deliveryId,
         'X-Service-Delivery-Attempt': String(input.attempt),
-        ...signatureHeaders(secrets, row.event_id, row.payload, attemptedAt),
+        ...signatureHeaders(keys.secrets, row.event_id, row.payload, attemptedAt, keys.ed25519),
       },
       body: row.payload,
       limits: { ...ANSWER_LIMITS.webhookReceiver, timeoutMs: config.webhooks.timeoutMs },
@@ -137,9 +154,11 @@ async function sendEnvelope(
 
 /**
  * One delivery attempt: load the delivery with its event and webhook (one query), sign the stored
- * envelope bytes, POST them through the SSRF guard, then record the attempt, the delivery's new
- * state and the webhook's status in one statement. Safe to retry: an attempt already recorded is
- * not sent again, and a delivery that is no longer pending (disabled, deleted) is not sent at all.
+ * envelope bytes (HMAC `v1`, or Ed25519 `v1a`), POST them through the SSRF guard, then record the
+ * attempt, the delivery's new state and the webhook's health in one transaction, disabling the
+ * webhook when due (attempt-record.ts). Safe to retry: an attempt already recorded is not sent
+ * again, and a delivery that is no longer pending (disabled, deleted) is not sent at all; one whose
+ * webhook is disabled answers `endpoint_disabled`, so its workflow ends.
  */
 export async function attemptDelivery(
   deps: { knex: Knex; encryptor: Encryptor; config: Config },
@@ -150,8 +169,10 @@ export async function attemptDelivery(
   const row = rows[0];
   if (!row) return { status: 'gone' };
   if (row.status !== 'pending' || row.attempts >= input.attempt) {
+    // stopped when its webhook was disabled (docs/webhooks.md "Disabling")
+    const stopped = row.status === 'failed' && row.error === WEBHOOK_DISABLED_ERROR && !row.enabled;
     return {
-      status: row.status,
+      status: stopped ? 'endpoint_disabled' : row.status,
       statusCode: row.status_code ?? undefined,
       latencyMs: row.latency_ms ?? undefined,
       error: row.error ?? undefined,
@@ -159,29 +180,31 @@ export async function attemptDelivery(
   }
   if (!row.enabled) {
     await knex.raw(
-      `update deliveries set status = 'failed', error = 'Webhook disabled', next_attempt_at = null where id = ? and status = 'pending'`,
-      [input.deliveryId],
+      `update deliveries set status = 'failed', error = ?, next_attempt_at = null where id = ? and status = 'pending'`,
+      [WEBHOOK_DISABLED_ERROR, input.deliveryId],
     );
-    return { status: 'failed', error: 'Webhook disabled' };
+    return { status: 'endpoint_disabled', error: WEBHOOK_DISABLED_ERROR };
   }
 
-  const secrets = signingSecrets(encryptor, row);
+  const keys = { secrets: signingSecrets(encryptor, row), ed25519: signingKey(encryptor, row) };
   const attemptedAt = new Date();
-  const { statusCode, latencyMs, error, responseBody } = await sendEnvelope(
-    config,
-    row,
-    input,
-    secrets,
-    attemptedAt,
-  );
-
+  const sent = await sendEnvelope(config, row, input, keys, attemptedAt);
+  const { statusCode, latencyMs, error } = sent;
   const success = error === undefined;
-  const status: AttemptOutcome['status'] = success ? 'delivered' : input.final ? 'failed' : 'pending';
+  const status: DeliveryStatus = success ? 'delivered' : input.final ? 'failed' : 'pending';
   const nextAttemptAt =
     status === 'pending' && input.nextDelaySeconds !== undefined
       ? new Date(attemptedAt.getTime() + latencyMs + input.nextDelaySeconds * 1000)
       : null;
-  await recordAttempt(knex, {
+  const webhook = {
+    id: row.webhook_id,
+    accountId: row.account_id,
+    environment: row.environment,
+    name: row.name,
+    url: row.url,
+    failingSince: row.failing_since ? new Date(row.failing_since) : null,
+  };
+  const { disabled } = await recordAttempt(knex, config, webhook, {
     deliveryId: input.deliveryId,
     attempt: input.attempt,
     attemptedAt,
@@ -189,63 +212,10 @@ export async function attemptDelivery(
     statusCode: statusCode ?? null,
     latencyMs,
     error: error ?? null,
-    responseBody: responseBody ?? null,
+    responseBody: sent.responseBody ?? null,
     status,
     nextAttemptAt,
-    // a test delivery never moves the webhook between active and failing
-    webhookUpdate: row.test ? 'none' : success ? 'delivered' : status === 'failed' ? 'failing' : 'none',
+    test: row.test,
   });
-  return { status, statusCode, latencyMs, error };
-}
-
-/** The attempt row, the delivery's state and (when it changes) the webhook's status, in one statement. */
-async function recordAttempt(
-  knex: Knex,
-  r: {
-    deliveryId: string;
-    attempt: number;
-    attemptedAt: Date;
-    success: boolean;
-    statusCode: number | null;
-    latencyMs: number;
-    error: string | null;
-    responseBody: string | null;
-    status: AttemptOutcome['status'];
-    nextAttemptAt: Date | null;
-    webhookUpdate: 'delivered' | 'failing' | 'none';
-  },
-): Promise<void> {
-  const webhook =
-    r.webhookUpdate === 'delivered'
-      ? `, hook as (update webhooks set failing = false where id = (select webhook_id from del) and failing)`
-      : r.webhookUpdate === 'failing'
-        ? `, hook as (update webhooks set failing = true where id = (select webhook_id from del) and not failing)`
-        : '';
-  await knex.raw(
-    `with att as (
-       insert into delivery_attempts (delivery_id, attempt, attempted_at, success, status_code, latency_ms, error, response_body)
-       values (:id, :attempt, :at, :success, :statusCode, :latencyMs, :error, :body)
-       on conflict do nothing
-     ), del as (
-       update deliveries set attempts = :attempt, status = :status, status_code = :statusCode,
-         latency_ms = case when :success then :latencyMs else latency_ms end,
-         delivered_at = case when :success then :at else delivered_at end,
-         error = :error, last_attempt_at = :at, next_attempt_at = :next
-       where id = :id and status = 'pending' and attempts < :attempt
-       returning webhook_id
-     )${webhook}
-     select 1`,
-    {
-      id: r.deliveryId,
-      attempt: r.attempt,
-      at: r.attemptedAt,
-      success: r.success,
-      statusCode: r.statusCode,
-      latencyMs: r.latencyMs,
-      error: r.error,
-      body: r.responseBody,
-      status: r.status,
-      next: r.nextAttemptAt,
-    },
-  );
+  return { status: disabled ? 'endpoint_disabled' : status, statusCode, latencyMs, error };
 }

@@ -25,6 +25,7 @@ export function deliveryView(d: Delivery) {
     ...(d.status === 'pending' && d.nextAttemptAt ? { nextAttemptAt: d.nextAttemptAt.toISOString() } : {}),
     test: d.test,
     ...(d.replayOf ? { replayOf: d.replayOf } : {}),
+    ...(d.recoveryId ? { recoveryId: d.recoveryId } : {}),
     createdAt: d.createdAt.toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { deliverWebhookWorkflow } from '../../workflows/deliver-webhook';
+import type { recoverWebhookEventsWorkflow } from '../../workflows/recover-webhook-events';
 import type { Config } from '../config/env';
 import { AccountIdKey, EventTypeKey, WebhookIdKey } from '../temporal/search-attributes';
 
@@ -40,6 +41,36 @@ export async function startDeliveryWorkflow(temporal: Client, config: Config, d:
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) {
       return temporal.workflow.getHandle<typeof deliverWebhookWorkflow>(d.id);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts a recovery's workflow (workflow id = the `wrc_…` id; a repeated start is harmless) on the
+ * deliveries queue, where the delivery workflows it feeds run.
+ */
+export async function startRecoveryWorkflow(
+  temporal: Client,
+  config: Config,
+  r: { id: string; accountId: string; webhookId: string },
+) {
+  try {
+    return await temporal.workflow.start<typeof recoverWebhookEventsWorkflow>(
+      'recoverWebhookEventsWorkflow',
+      {
+        workflowId: r.id,
+        taskQueue: config.temporal.taskQueues.deliveries,
+        args: [{ recoveryId: r.id }],
+        typedSearchAttributes: [
+          { key: AccountIdKey, value: r.accountId },
+          { key: WebhookIdKey, value: r.webhookId },
+        ],
+      },
+    );
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      return temporal.workflow.getHandle<typeof recoverWebhookEventsWorkflow>(r.id);
     }
     throw error;
   }

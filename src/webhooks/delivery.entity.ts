@@ -21,6 +21,7 @@ export class Delivery {
     | 'lastAttemptAt'
     | 'nextAttemptAt'
     | 'replayOf'
+    | 'recoveryId'
     | 'workflowStartedAt';
   id!: string;
   account!: string;
@@ -40,6 +41,8 @@ export class Delivery {
   test = false;
   /** The delivery this one replays (POST …/logs/:deliveryId/retry). */
   replayOf?: string | null;
+  /** The recovery (`wrc_…`) that re-sent this event (POST /webhooks/:id/recover). */
+  recoveryId?: string | null;
   workflowStartedAt?: Date | null;
   createdAt: Date = new Date();
 }
@@ -62,6 +65,7 @@ export const DeliverySchema = new EntitySchema<Delivery>({
     nextAttemptAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     test: { type: 'boolean' },
     replayOf: { type: 'string', length: 40, nullable: true },
+    recoveryId: { type: 'string', length: 40, nullable: true },
     workflowStartedAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     createdAt: { type: 'Date', columnType: 'timestamptz' },
   },

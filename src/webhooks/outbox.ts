@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { derivedId } from '../common/ids';
 import { OUTBOX_BATCH, type OutboxDeps, type OutboxHandler } from '../events/outbox';
-import { startDeliveryWorkflow } from './delivery-workflows';
+import { startDeliveryWorkflow, startRecoveryWorkflow } from './delivery-workflows';
+import { DISABLED_WEBHOOK_SQL, TEST_RUN_EVENT_SQL } from './matching-sql';
 
 /** An event and one webhook it goes to. */
 export interface WebhookMatch {
@@ -13,23 +14,17 @@ export interface WebhookMatch {
 }
 
 /**
- * Whether the event (alias `e`) is one of an agent-test run's session: the session its data names
- * (`sessionId`, or for a workflow's events the session of its execution) has a `test_run_id`.
- */
-const TEST_RUN_EVENT_SQL = `exists (select 1 from sessions s where s.test_run_id is not null and s.id = coalesce(
-    e.payload::jsonb -> 'data' ->> 'sessionId',
-    (select x.session_id from workflow_executions x where x.id = e.payload::jsonb -> 'data' ->> 'executionId')))`;
-
-/**
  * The webhooks each event goes to: same account and environment, enabled, subscribed to the event
  * type, without a persona or with the event's persona, and, for the events of an agent-test run's
- * session, opted in (`include_test_runs`). Oldest webhook first. The one matching rule, used by the
- * fan-out and by POST /events/trigger's `matchingWebhooks`.
+ * session, opted in (`include_test_runs`); a `webhook.disabled` goes to the account's other ones.
+ * Oldest webhook first. The one matching rule, used by the fan-out and by POST /events/trigger's
+ * `matchingWebhooks` (recoveries apply it too: recovery-batch.ts).
  */
 export async function matchingWebhooks(knex: Knex, eventIds: string[]): Promise<WebhookMatch[]> {
   const { rows } = await knex.raw<{ rows: WebhookMatch[] }>(
     `with ev as (
-       select e.id, e.account_id, e.environment, e.type, e.persona_id, ${TEST_RUN_EVENT_SQL} as test_run
+       select e.id, e.account_id, e.environment, e.type, e.persona_id, ${TEST_RUN_EVENT_SQL} as test_run,
+         ${DISABLED_WEBHOOK_SQL} as about_webhook
        from events e where e.id = any(?))
      select e.id as "eventId", w.id as "webhookId", e.account_id as "accountId",
             e.environment, e.type as "eventType"
@@ -38,10 +33,17 @@ export async function matchingWebhooks(knex: Knex, eventIds: string[]): Promise<
        and w.enabled and e.type = any(w.events)
        and (w.persona_id is null or w.persona_id = e.persona_id)
        and (w.include_test_runs or not e.test_run)
+       and w.id is distinct from e.about_webhook
      order by w.created_at, w.id`,
     [eventIds],
   );
   return rows;
+}
+
+interface UnstartedRecovery {
+  id: string;
+  account_id: string;
+  webhook_id: string;
 }
 
 interface UnstartedDelivery {
@@ -56,7 +58,7 @@ interface UnstartedDelivery {
 /**
  * Webhooks' side of the outbox: each claimed event becomes one `pending` delivery per matching
  * webhook (delivery id derived from event and webhook), and pending deliveries without a workflow
- * get one (workflow id = delivery id).
+ * get one (workflow id = delivery id), as do recoveries without one (workflow id = recovery id).
  */
 export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): OutboxHandler {
   return {
@@ -84,8 +86,8 @@ export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): Ou
       return matches.length;
     },
 
-    startPending(startClaimed) {
-      return startClaimed<UnstartedDelivery>({
+    async startPending(startClaimed) {
+      const deliveries = await startClaimed<UnstartedDelivery>({
         table: 'deliveries',
         claimSql: `select id, account_id, webhook_id, event_id, event_type, test from deliveries
            where workflow_started_at is null and status = 'pending'
@@ -101,6 +103,20 @@ export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): Ou
             singleAttempt: r.test,
           }),
       });
+      const recoveries = await startClaimed<UnstartedRecovery>({
+        table: 'webhook_recoveries',
+        claimSql: `select id, account_id, webhook_id from webhook_recoveries
+           where workflow_started_at is null and status = 'running'
+           order by created_at limit ? for update skip locked`,
+        bindings: [OUTBOX_BATCH],
+        start: (r) =>
+          startRecoveryWorkflow(temporal, config, {
+            id: r.id,
+            accountId: r.account_id,
+            webhookId: r.webhook_id,
+          }),
+      });
+      return deliveries + recoveries;
     },
   };
 }

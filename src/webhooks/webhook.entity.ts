@@ -3,7 +3,7 @@ import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
 
-import type { WebhookStatus } from './statuses';
+import type { DisabledReason, SigningAlgorithm, WebhookStatus } from './statuses';
 
 /**
  * A webhook subscription (`wh_…`). The signing secret is stored encrypted; after a rotation the
@@ -19,7 +19,13 @@ export class Webhook {
     | 'personaId'
     | 'includeTestRuns'
     | 'previousSecretCiphertext'
-    | 'previousSecretExpiresAt';
+    | 'previousSecretExpiresAt'
+    | 'failingSince'
+    | 'disabledAt'
+    | 'disabledReason'
+    | 'signingAlgorithm'
+    | 'signingPublicKey'
+    | 'signingKeyCiphertext';
   id: string = newId('wh');
   account!: string;
   environment!: Environment;
@@ -35,6 +41,17 @@ export class Webhook {
   previousSecretExpiresAt?: Date | null;
   /** Set when a delivery exhausts its attempts; cleared by the next successful delivery. */
   failing = false;
+  /** The first failed attempt since the last successful one (auto-disabling counts from it). */
+  failingSince?: Date | null;
+  /** When and why it was disabled: `manual` (PUT), `failing` (auto-disabled) or `gone` (a 410). */
+  disabledAt?: Date | null;
+  disabledReason?: DisabledReason | null;
+  /** `hmac-sha256` (`v1`) or `ed25519` (`v1a`, with the key pair below). */
+  signingAlgorithm: SigningAlgorithm = 'hmac-sha256';
+  /** `whpk_…`: the Ed25519 public key receivers verify `v1a` with. */
+  signingPublicKey?: string | null;
+  /** The Ed25519 private key (PKCS#8 DER, base64), encrypted. */
+  signingKeyCiphertext?: string | null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date(this.createdAt);
 }
@@ -54,6 +71,12 @@ export const WebhookSchema = new EntitySchema<Webhook>({
     previousSecretCiphertext: { type: 'text', nullable: true },
     previousSecretExpiresAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
     failing: { type: 'boolean' },
+    failingSince: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    disabledAt: { type: 'Date', columnType: 'timestamptz', nullable: true },
+    disabledReason: { type: 'string', length: 16, nullable: true },
+    signingAlgorithm: { type: 'string', length: 16, default: 'hmac-sha256' },
+    signingPublicKey: { type: 'text', nullable: true },
+    signingKeyCiphertext: { type: 'text', nullable: true },
     ...timestampProperties(),
   },
 });
@@ -70,3 +93,7 @@ export const webhookSecretAad = (id: string, accountId: string, environment: str
 /** The same for the previous secret, kept after a rotation of the webhook's secret. */
 export const webhookPreviousSecretAad = (id: string, accountId: string, environment: string) =>
   `${webhookSecretAad(id, accountId, environment)}:previous`;
+
+/** The same for an Ed25519 webhook's private signing key. */
+export const webhookSigningKeyAad = (id: string, accountId: string, environment: string) =>
+  `webhook-signing-key:${id}:${accountId}:${environment}`;

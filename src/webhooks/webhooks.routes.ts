@@ -3,6 +3,8 @@ import type { AppContext } from '../common/context';
 import type { ApiRoot } from '../http/api-router';
 import { ok, paged } from '../http/envelope';
 import { getDelivery, listDeliveries, retryDelivery } from './deliveries.service';
+import { getRecovery, recoverWebhook } from './recoveries.service';
+import { RecoverWebhookBody, RecoveryParams, WebhookRecoveryEnvelope } from './recovery.schemas';
 import { testWebhook } from './webhook-test.service';
 import {
   CreateWebhookBody,
@@ -54,7 +56,7 @@ export function mountWebhookRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       query: ListWebhooksQuery,
       success: { description: 'Webhooks, newest first', schema: WebhookList },
       handler: async ({ auth, query }) => {
-        const { data, total } = await listWebhooks(em(), auth, query);
+        const { data, total } = await listWebhooks(ctx, em(), auth, query);
         return paged(data, { total, limit: query.limit, offset: query.offset });
       },
     })
@@ -65,13 +67,14 @@ export function mountWebhookRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       scope: 'webhooks:read',
       params: WebhookIdParams,
       success: { description: 'The webhook (no secret)', schema: WebhookEnvelope },
-      handler: async ({ auth, params }) => ok(await getWebhook(em(), auth, params.id)),
+      handler: async ({ auth, params }) => ok(await getWebhook(ctx, em(), auth, params.id)),
     })
     .route({
       method: 'put',
       path: '/webhooks/:id',
       summary: 'Update a webhook',
-      description: '`enabled: false` disables it and stops its pending deliveries (they end as failed).',
+      description:
+        '`enabled: false` disables it and stops its pending deliveries (they end as failed); `enabled: true` re-enables a disabled one (also one disabled automatically).',
       scope: 'webhooks:write',
       params: WebhookIdParams,
       body: UpdateWebhookBody,
@@ -146,5 +149,26 @@ export function mountWebhookRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCont
       success: { status: 201, description: 'The new delivery', schema: DeliveryLogEnvelope },
       handler: async ({ auth, params }) =>
         ok(await retryDelivery(ctx, em(), auth, params.id, params.deliveryId)),
+    })
+    .route({
+      method: 'post',
+      path: '/webhooks/:id/recover',
+      summary: 'Re-send the events a webhook missed',
+      description:
+        'Queues, once each and with their original `evt_` ids, the events of `[since, until]` the webhook subscribes to and did not get; `since` within WEBHOOK_RECOVERY_WINDOW_DAYS (14). Only an enabled webhook, one recovery at a time (409).',
+      scope: 'webhooks:write',
+      params: WebhookIdParams,
+      body: RecoverWebhookBody,
+      success: { status: 202, description: 'The recovery, under way', schema: WebhookRecoveryEnvelope },
+      handler: async ({ auth, params, body }) => ok(await recoverWebhook(ctx, em(), auth, params.id, body)),
+    })
+    .route({
+      method: 'get',
+      path: '/webhooks/:id/recoveries/:recoveryId',
+      summary: 'Get a recovery with its progress',
+      scope: 'webhooks:read',
+      params: RecoveryParams,
+      success: { description: 'The recovery', schema: WebhookRecoveryEnvelope },
+      handler: async ({ auth, params }) => ok(await getRecovery(em(), auth, params.id, params.recoveryId)),
     });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/catalog';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
-import { DELIVERY_STATUSES, WEBHOOK_STATUSES } from './statuses';
+import { DELIVERY_STATUSES, DISABLED_REASONS, SIGNING_ALGORITHMS, WEBHOOK_STATUSES } from './statuses';
 
 const eventTypes = z
   .array(z.enum(EVENT_TYPES))
@@ -36,6 +36,13 @@ export const CreateWebhookBody = z
     enabled: z.boolean().optional().meta({ description: 'Default true' }),
     personaId: personaId.optional(),
     includeTestRuns: includeTestRuns.optional(),
+    signing: z
+      .strictObject({ algorithm: z.enum(SIGNING_ALGORITHMS) })
+      .optional()
+      .meta({
+        description:
+          '`ed25519`: `webhook-signature` carries `v1a` (Ed25519), verified with the returned `signing.publicKey`; default `hmac-sha256` (`v1`)',
+      }),
   })
   .meta({ id: 'CreateWebhookRequest' });
 export type CreateWebhookInput = z.infer<typeof CreateWebhookBody>;
@@ -84,7 +91,26 @@ const webhookBase = {
   includeTestRuns: z.boolean().meta({ description: 'Also gets the events of agent-test runs’ sessions' }),
   status: z.enum(WEBHOOK_STATUSES).meta({
     description:
-      '`disabled` when enabled is false; `failing` after a delivery exhausted its attempts, until the next successful delivery; else `active`',
+      '`disabled` when enabled is false (by PUT, or automatically: see disabledReason); `failing` after a delivery exhausted its attempts, until the next successful delivery; else `active`',
+  }),
+  disabledAt: timestamp().nullable(),
+  disabledReason: z.enum(DISABLED_REASONS).nullable().meta({
+    description:
+      '`manual` (PUT `enabled: false`), `failing` (every attempt failed too long) or `gone` (the receiver answered 410)',
+  }),
+  failingSince: timestamp()
+    .nullable()
+    .meta({ description: 'The first failed attempt since the last successful one' }),
+  disablesAt: timestamp().nullable().meta({
+    description:
+      'When it will be disabled unless an attempt succeeds before (null unless enabled and failing)',
+  }),
+  signing: z.object({
+    algorithm: z.enum(SIGNING_ALGORITHMS),
+    publicKey: z
+      .string()
+      .nullable()
+      .meta({ description: 'Ed25519 public key (`whpk_…`) that verifies `v1a` signatures; null for HMAC' }),
   }),
   lastDeliveredAt: timestamp().nullable(),
   createdAt: timestamp(),
@@ -145,6 +171,7 @@ export const DeliveryLogEntry = z
     nextAttemptAt: timestamp().optional().meta({ description: 'When a pending delivery tries again' }),
     test: z.boolean(),
     replayOf: z.string().optional(),
+    recoveryId: z.string().optional().meta({ description: 'The recovery (`wrc_…`) that re-sent this event' }),
     createdAt: timestamp(),
   })
   .meta({ id: 'DeliveryLogEntry' });

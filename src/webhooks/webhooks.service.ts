@@ -3,14 +3,21 @@ import type { PlatformAuth } from '../auth/platform-auth';
 import type { AppContext } from '../common/context';
 import { enforcePlanLimit, findOwned, listOwned } from '../common/owned';
 import type { Owner } from '../common/owner';
-import type { Plan } from '../config/env';
+import type { Config, Plan } from '../config/env';
 import { notFound, validationFailed } from '../http/errors';
 import { urlProblems } from '../outbound/http';
 import { Persona } from '../personas';
+import { WEBHOOK_DISABLED_ERROR } from './attempt-record';
 import { Delivery } from './delivery.entity';
 import { cancelDeliveryWorkflows } from './delivery-workflows';
-import { generateWebhookSecret } from './signature';
-import { Webhook, webhookPreviousSecretAad, webhookSecretAad, webhookStatus } from './webhook.entity';
+import { generateSigningKeyPair, generateWebhookSecret } from './signature';
+import {
+  Webhook,
+  webhookPreviousSecretAad,
+  webhookSecretAad,
+  webhookSigningKeyAad,
+  webhookStatus,
+} from './webhook.entity';
 import type { CreateWebhookInput, ListWebhooksInput, UpdateWebhookInput } from './webhooks.schemas';
 
 /** Webhooks per account and environment (docs/api-contract.md "Plan limits"); enterprise is unlimited. */
@@ -20,7 +27,18 @@ export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-function summary(w: Webhook, lastDeliveredAt: Date | string | null = null) {
+/**
+ * When a failing webhook will be disabled if no attempt succeeds before: its first failure since
+ * the last success plus the longer of WEBHOOK_DISABLE_AFTER_DAYS and WEBHOOK_DISABLE_MIN_SPAN_HOURS
+ * (it is disabled at the first failed attempt from then on). Null unless enabled and failing.
+ */
+function disablesAt(w: Webhook, config: Config): string | null {
+  if (!w.enabled || !w.failingSince) return null;
+  const dueAfterMs = Math.max(config.webhooks.disableAfterMs, config.webhooks.disableMinSpanMs);
+  return new Date(new Date(w.failingSince).getTime() + dueAfterMs).toISOString();
+}
+
+function summary(w: Webhook, config: Config, lastDeliveredAt: Date | string | null = null) {
   return {
     id: w.id,
     name: w.name,
@@ -30,6 +48,11 @@ function summary(w: Webhook, lastDeliveredAt: Date | string | null = null) {
     personaId: w.personaId ?? null,
     includeTestRuns: w.includeTestRuns,
     status: webhookStatus(w),
+    disabledAt: iso(w.disabledAt),
+    disabledReason: w.disabledReason ?? null,
+    failingSince: iso(w.failingSince),
+    disablesAt: disablesAt(w, config),
+    signing: { algorithm: w.signingAlgorithm, publicKey: w.signingPublicKey ?? null },
     lastDeliveredAt: iso(lastDeliveredAt),
     createdAt: w.createdAt.toISOString(),
   };
@@ -88,17 +111,33 @@ export async function createWebhook(
       personaId: input.personaId ?? null,
       includeTestRuns: input.includeTestRuns ?? false,
       secretCiphertext: '',
+      disabledAt: input.enabled === false ? new Date() : null,
+      disabledReason: input.enabled === false ? 'manual' : null,
     });
     w.secretCiphertext = ctx.encryptor.encrypt(
       secret,
       webhookSecretAad(w.id, auth.accountId, auth.environment),
     );
+    if (input.signing?.algorithm === 'ed25519') {
+      const keys = generateSigningKeyPair();
+      w.signingAlgorithm = 'ed25519';
+      w.signingPublicKey = keys.publicKey;
+      w.signingKeyCiphertext = ctx.encryptor.encrypt(
+        keys.privateKey,
+        webhookSigningKeyAad(w.id, auth.accountId, auth.environment),
+      );
+    }
     return w;
   });
-  return { ...summary(webhook), secret, updatedAt: webhook.updatedAt.toISOString() };
+  return { ...summary(webhook, ctx.config), secret, updatedAt: webhook.updatedAt.toISOString() };
 }
 
-export async function listWebhooks(em: EntityManager, auth: PlatformAuth, query: ListWebhooksInput) {
+export async function listWebhooks(
+  ctx: AppContext,
+  em: EntityManager,
+  auth: PlatformAuth,
+  query: ListWebhooksInput,
+) {
   const where: Record<string, unknown> = {};
   if (query.status === 'disabled') where.enabled = false;
   if (query.status === 'active') Object.assign(where, { enabled: true, failing: false });
@@ -108,10 +147,10 @@ export async function listWebhooks(em: EntityManager, auth: PlatformAuth, query:
     em,
     items.map((w) => w.id),
   );
-  return { data: items.map((w) => summary(w, last.get(w.id) ?? null)), total };
+  return { data: items.map((w) => summary(w, ctx.config, last.get(w.id) ?? null)), total };
 }
 
-export async function getWebhook(em: EntityManager, auth: PlatformAuth, id: string) {
+export async function getWebhook(ctx: AppContext, em: EntityManager, auth: PlatformAuth, id: string) {
   const webhook = await findWebhook(em, auth, id);
   const [stats] = await em
     .createQueryBuilder(Delivery, 'd')
@@ -128,7 +167,7 @@ export async function getWebhook(em: EntityManager, auth: PlatformAuth, id: stri
     >('all', false);
   const last = await lastDeliveries(em, [webhook.id]);
   return {
-    ...summary(webhook, last.get(webhook.id) ?? null),
+    ...summary(webhook, ctx.config, last.get(webhook.id) ?? null),
     updatedAt: webhook.updatedAt.toISOString(),
     deliveryStats: {
       total: stats.total,
@@ -171,6 +210,17 @@ async function stopDeliveryWorkflows(ctx: AppContext, ids: string[]): Promise<vo
   );
 }
 
+/**
+ * Disabling by PUT records when (reason `manual`); enabling again clears that and the failure
+ * count-down, so an endpoint re-enabled after being disabled starts afresh.
+ */
+function noteEnabledChange(w: Webhook, wasEnabled: boolean): void {
+  if (wasEnabled === w.enabled) return;
+  w.disabledAt = w.enabled ? null : w.updatedAt;
+  w.disabledReason = w.enabled ? null : 'manual';
+  if (w.enabled) w.failingSince = null;
+}
+
 export async function updateWebhook(
   ctx: AppContext,
   em: EntityManager,
@@ -185,9 +235,10 @@ export async function updateWebhook(
     const wasEnabled = w.enabled;
     tem.assign(w, changes);
     w.updatedAt = new Date();
+    noteEnabledChange(w, wasEnabled);
     const stoppedIds =
       wasEnabled && changes.enabled === false
-        ? await failPendingDeliveries(tem, w.id, 'Webhook disabled')
+        ? await failPendingDeliveries(tem, w.id, WEBHOOK_DISABLED_ERROR)
         : [];
     return { webhook: w, stopped: stoppedIds };
   });

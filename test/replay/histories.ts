@@ -14,6 +14,10 @@ export const SCENARIOS = {
   'run-voice-workflow-parallel-join': 'runVoiceWorkflow',
   'run-voice-workflow-failing-node': 'runVoiceWorkflow',
   'deliver-webhook-retry': 'deliverWebhookWorkflow',
+  /** A recovery paged one event per batch, two batches per run: its first run, continued as new. */
+  'recover-webhook-events-continued': 'recoverWebhookEventsWorkflow',
+  /** That recovery's last run: nothing more missed, completed. */
+  'recover-webhook-events-completed': 'recoverWebhookEventsWorkflow',
   'review-persona-overdue-approved': 'reviewPersonaWorkflow',
   'review-persona-withdrawn': 'reviewPersonaWorkflow',
   /** A review gated on tests: its suite (one passing scenario) runs as its child, then the operator approves. */

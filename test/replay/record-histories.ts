@@ -36,6 +36,7 @@ import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './hi
 import { recordCampaign } from './record-campaign';
 import { recordKnowledge } from './record-knowledge';
 import { recordPhoneCall } from './record-phone-call';
+import { recordRecovery } from './record-recovery';
 
 type Node = { id: string; type: string; config?: Record<string, unknown> };
 type Edge = { sourceId: string; targetId: string; condition?: string };
@@ -219,6 +220,7 @@ async function main(): Promise<void> {
       throw new Error(`delivery: ${JSON.stringify(outcome)}`);
     }
     await record('deliver-webhook-retry', delivery);
+    await recordRecovery(app, dev, receiver, record);
 
     // persona reviews: one overdue (its timer fires) and then approved; one withdrawn (cancelled)
     const consoleApi = async (method: string, urlPath: string, body?: unknown) => {

@@ -33,6 +33,8 @@ import { Migration20261129130000Providers } from './Migration20261129130000Provi
 import { Migration20261129140000Campaigns } from './Migration20261129140000Campaigns';
 import { Migration20261129150000WarmTransfers } from './Migration20261129150000WarmTransfers';
 import { Migration20261129160000Knowledge } from './Migration20261129160000Knowledge';
+import { Migration20261129170000WebhookHealing } from './Migration20261129170000WebhookHealing';
+import { Migration20261129180000KnowledgeEmbeddings } from './Migration20261129180000KnowledgeEmbeddings';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -70,4 +72,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129140000Campaigns', class: Migration20261129140000Campaigns },
   { name: 'Migration20261129150000WarmTransfers', class: Migration20261129150000WarmTransfers },
   { name: 'Migration20261129160000Knowledge', class: Migration20261129160000Knowledge },
+  { name: 'Migration20261129170000WebhookHealing', class: Migration20261129170000WebhookHealing },
+  { name: 'Migration20261129180000KnowledgeEmbeddings', class: Migration20261129180000KnowledgeEmbeddings },
 ];

@@ -144,6 +144,30 @@ export const platformHookCases: MutationTable<PlatformEnv> = {
       };
     },
   },
+  'POST /api/v2/developers/webhooks/{id}/recover': {
+    kind: 'action',
+    prepare: async (env) => {
+      const id = await webhook(env);
+      return {
+        request: {
+          method: 'POST',
+          path: `${P}/webhooks/${id}/recover`,
+          token: env.dev.liveKey,
+          body: { since: new Date(Date.now() - 60_000).toISOString() },
+        },
+        // serialized on the webhook's row: one recovery at a time, the others 409 while it runs
+        alsoAllowed: [409],
+        check: async (answers) => {
+          const recoveries = await count(
+            env.app,
+            'select count(*) from webhook_recoveries where webhook_id = ?',
+            [id],
+          );
+          expect(recoveries).toBe(successes(answers).length);
+        },
+      };
+    },
+  },
   'POST /api/v2/developers/events/trigger': {
     kind: 'create',
     prepare: async (env) => {

@@ -13,6 +13,7 @@ import { EditWebhookDialog } from './webhooks/EditWebhookDialog';
 import { TestResult } from './webhooks/TestResult';
 import { useWebhookActions } from './webhooks/useWebhookActions';
 import { VerifySnippet } from './webhooks/VerifySnippet';
+import { WebhookHealth } from './webhooks/WebhookHealth';
 
 /** One webhook: statistics, send a test, rotate the secret, enable/disable, and its delivery log with every attempt. */
 export default function WebhookPage() {
@@ -72,7 +73,13 @@ export default function WebhookPage() {
             disabled={toggle.isPending}
           />
           <Text size="sm">Events: {w.events.join(', ')}</Text>
+          {w.signing.publicKey ? (
+            <Text size="sm" style={{ wordBreak: 'break-all' }}>
+              Ed25519 public key: <code>{w.signing.publicKey}</code>
+            </Text>
+          ) : null}
         </Group>
+        <WebhookHealth webhook={w} onChanged={refresh} />
         <DeliveryStats stats={w.deliveryStats} />
         <DeliveryLog
           webhookId={id}

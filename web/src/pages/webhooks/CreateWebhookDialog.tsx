@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
   'knowledge.source.ready',
   'knowledge.source.failed',
   'webhook.test',
+  'webhook.disabled',
 ] as const satisfies readonly EventType[];
 const _allEventTypes: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
 void _allEventTypes;
@@ -46,11 +47,18 @@ export function CreateWebhookDialog(props: {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['session.started', 'session.ended']);
   const [enabled, setEnabled] = useState(true);
+  const [ed25519, setEd25519] = useState(false);
   const create = useMutation({
     mutationFn: async () =>
       unwrap(
         await api.POST('/api/v2/developers/webhooks', {
-          body: { name, url, events: events as EventType[], enabled },
+          body: {
+            name,
+            url,
+            events: events as EventType[],
+            enabled,
+            ...(ed25519 ? { signing: { algorithm: 'ed25519' as const } } : {}),
+          },
         }),
       ).data,
     onSuccess: (webhook) => {
@@ -77,6 +85,11 @@ export function CreateWebhookDialog(props: {
             onEvents={setEvents}
           />
           <Checkbox label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+          <Checkbox
+            label="Sign with Ed25519 (v1a): receivers verify with a public key"
+            checked={ed25519}
+            onChange={(e) => setEd25519(e.currentTarget.checked)}
+          />
           <ErrorAlert error={create.error} title="The webhook was not created" />
           <Text size="xs">
             Deliveries are signed POSTs; failed ones are retried with backoff (five attempts).
