@@ -1,3 +1,4 @@
+import { embedSourceChunks } from '../src/knowledge/chunk-embeddings';
 import {
   beginIngestion,
   fetchUrlSource,
@@ -19,6 +20,7 @@ export function createKnowledgeActivities(deps: ActivityDeps) {
     fetchUrlSource: (input: IngestionRef & { url: string; crawl: CrawlSettings | null }) =>
       fetchUrlSource(deps, input),
     indexSourceChunks: (ref: IngestionRef) => indexSourceChunks(deps, ref),
+    embedSourceChunks: (ref: IngestionRef) => embedSourceChunks(deps, ref),
     finishIngestion: (input: Parameters<typeof finishIngestion>[1]) => finishIngestion(deps, input),
   };
 }

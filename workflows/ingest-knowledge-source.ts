@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { IngestionRef, StepOutcome } from '../src/knowledge/ingestion-steps';
 
@@ -28,6 +28,21 @@ const { fetchUrlSource, indexSourceChunks } = proxyActivities<Activities>({
   },
 });
 
+/**
+ * Embedding the chunks (hybrid retrieval, only with an embeddings provider and pgvector): a provider
+ * outage is retried a few times (about 7 s of backoff), then the source is made ready without all its
+ * vectors, searched by full text; the batches embedded so far are kept.
+ */
+const { embedSourceChunks } = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 4,
+  },
+});
+
 /** Why a step failed for good, from the activity's last failure. */
 function failureReason(error: ActivityFailure): string {
   const cause = error.cause;
@@ -51,7 +66,8 @@ async function readAndIndex(
 /**
  * A knowledge source's ingestion (workflow id = the `ks_…` id; the background pool): mark it
  * indexing, read its content (a URL fetched through the outbound guard), extract, chunk and write the
- * chunks under this run's generation, then make that generation the one searched (`ready`) or record
+ * chunks under this run's generation, embed them (with an embeddings provider and pgvector; runs
+ * recorded before this step replay without it), then make that generation the one searched (`ready`) or record
  * why it failed (`failed`), with its event. A content that cannot be read is a failed source, not a
  * failed workflow; a source deleted or refreshed again meanwhile ends the run (`gone`).
  */
@@ -66,6 +82,12 @@ export async function ingestKnowledgeSourceWorkflow(ref: IngestionRef): Promise<
     outcome = { kind: 'failed', reason: failureReason(error) };
   }
   if (outcome.kind === 'gone') return { status: 'gone', chunks: 0 };
+  if (outcome.kind === 'done' && patched('knowledge-embeddings')) {
+    await embedSourceChunks(ref).catch((error: unknown) => {
+      if (!(error instanceof ActivityFailure)) throw error;
+      log.warn('chunks not embedded: the source is searched by full text', { reason: error.cause?.message });
+    });
+  }
   await finishIngestion({ ...ref, outcome });
   return outcome.kind === 'done'
     ? { status: 'ready', chunks: outcome.chunks }

@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
@@ -27,6 +28,8 @@ import type { Logger } from 'pino';
  *   parses `clientUrl` with `new URL()` and ignores `?host=`, so TCP on 127.0.0.1 is used.
  * - There is a single usable database, `postgres`: CREATE DATABASE succeeds but connections
  *   always land in `postgres` whatever database they name.
+ * - pgvector ships as a PGlite extension (@electric-sql/pglite-pgvector): loaded here, so the
+ *   migration's `create extension vector` succeeds and knowledge retrieval can be hybrid.
  */
 export interface EmbeddedPostgres {
   /** postgres:// connection string usable by `pg` and MikroORM's `clientUrl`. */
@@ -59,7 +62,7 @@ export async function startEmbeddedPostgres(opts: {
   let server: PGLiteSocketServer | undefined;
   try {
     const startedAt = Date.now();
-    db = await PGlite.create({ dataDir });
+    db = await PGlite.create({ dataDir, extensions: { vector } });
     server = new PGLiteSocketServer({
       db,
       host: '127.0.0.1',

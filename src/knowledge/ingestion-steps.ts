@@ -6,6 +6,7 @@ import { eventRow, insertEventsSql } from '../events/emit';
 import { chunkDocument } from './chunking';
 import { storeCrawledPages } from './crawled-source';
 import { ExtractionError, extractText } from './extract';
+import { hasEmbeddingColumn } from './hybrid-retrieval';
 import type { CrawlSettings } from './knowledge.entity';
 import type { SourceType } from './languages';
 import { fetchUrlDocument, UrlSourceError } from './url-source';
@@ -142,6 +143,11 @@ export async function indexSourceChunks(ctx: Ctx, ref: IngestionRef): Promise<St
     if (error instanceof ExtractionError) return { kind: 'failed', reason: error.reason };
     throw error;
   }
+  // a chunk rewritten with another text loses its vector (embedSourceChunks embeds it again)
+  const staleVector = (await hasEmbeddingColumn(knex))
+    ? `, embedding = case when knowledge_chunks.text = excluded.text and knowledge_chunks.heading is not distinct from excluded.heading
+                          then knowledge_chunks.embedding end`
+    : '';
   const { rowCount } = await knex.raw(
     `insert into knowledge_chunks (source_id, generation, ordinal, knowledge_base_id, language, heading, text, token_estimate)
      select s.id, ?, c.ordinal, s.knowledge_base_id, b.language::regconfig, c.heading, c.text, c.token_estimate
@@ -149,7 +155,7 @@ export async function indexSourceChunks(ctx: Ctx, ref: IngestionRef): Promise<St
             unnest(?::int[], ?::text[], ?::text[], ?::int[]) as c(ordinal, heading, text, token_estimate)
       where s.id = ? and s.ingest_generation = ?
      on conflict (source_id, generation, ordinal) do update
-       set heading = excluded.heading, text = excluded.text, token_estimate = excluded.token_estimate`,
+       set heading = excluded.heading, text = excluded.text, token_estimate = excluded.token_estimate${staleVector}`,
     [
       ref.generation,
       chunks.map((_, i) => i),

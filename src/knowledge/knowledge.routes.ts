@@ -88,13 +88,17 @@ export function mountKnowledgeRoutes(platform: ApiRoot<PlatformAuth>, ctx: AppCo
       path: '/knowledge-bases/:id/search',
       summary: 'Search a knowledge base',
       description:
-        'Full-text search of its ready chunks: words (stemmed in its language), "phrases in quotes", -excluded words, and the words as prefixes; best first (`ts_rank_cd`).',
+        'Full-text search of its ready chunks: words (stemmed in its language), "phrases in quotes", -excluded words, and the words as prefixes; best first (`ts_rank_cd`). With an embeddings provider and pgvector, hybrid: full-text and nearest-vector results fused by rank.',
       scope: 'knowledge:read',
       params: KnowledgeBaseIdParams,
       query: SearchQuery,
       success: { description: 'The best chunks, with their source and score', schema: SearchResults },
       handler: async ({ auth, params, query }) =>
-        ok(await searchKnowledgeBase(em(), auth, params.id, query.q, query.limit)),
+        ok(
+          await searchKnowledgeBase(em(), auth, params.id, query.q, query.limit, {
+            embeddings: ctx.config.knowledge.embeddings,
+          }),
+        ),
     });
   mountSourceRoutes(platform, ctx);
 }

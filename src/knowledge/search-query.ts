@@ -13,6 +13,26 @@ export function queryParts(q: string): { required: string; words: string[] } {
 }
 
 /**
+ * How many chunks of a full-text search are ranked by ts_rank_cd: the matches with the most query
+ * words (then the most in headings) first. Ranking is the search's main cost (it reads each match's
+ * positions), so a common word matching thousands of chunks costs no more than a hundred.
+ */
+export const RANKED_CANDIDATES = 100;
+
+/**
+ * The SQL of a match's pre-rank, over the `query` CTE's `strict` (the web-search query), `terms`
+ * (each plain word as a prefix) and `headings` (the same, in headings: weight A): a strict match
+ * first, then how many words match, counting a heading match twice. Only array positions are
+ * interpolated; the words are bound in the CTE.
+ */
+export function preRankSql(wordCount: number): string {
+  const parts = ['(c.search @@ query.strict)::int * 100'];
+  for (let i = 1; i <= wordCount; i++)
+    parts.push(`(c.search @@ query.terms[${i}])::int`, `(c.search @@ query.headings[${i}])::int`);
+  return parts.join(' + ');
+}
+
+/**
  * The prefix half of a search: each plain word of the query (letters and digits only, so nothing in
  * it is tsquery syntax) as `word:*`, OR-ed: `refun` finds "refund" and "refunds". Its phrases and
  * excluded words still hold (AND-ed, as websearch_to_tsquery reads them). Empty when the query has

@@ -51,6 +51,8 @@ export const ANSWER_LIMITS = {
   identityKeys: { maxBytes: 256 * KiB, timeoutMs: 5_000 },
   /** A knowledge base's URL source: one page or document, at most what an upload may be. */
   knowledgeSource: { maxBytes: 20 * MiB, timeoutMs: 30_000 },
+  /** A batch of embeddings (64 texts of up to 3 072 numbers as JSON); a question's has EMBEDDINGS_QUERY_TIMEOUT_MS. */
+  embeddings: { maxBytes: 16 * MiB, timeoutMs: 30_000 },
 } as const satisfies Record<string, AnswerLimits>;
 
 /** The error of an answer past its cap. */

@@ -61,6 +61,7 @@ export async function runKnowledgeTool(
     search.baseIds,
     parsed.data.query,
     TURN_KNOWLEDGE_CHUNKS,
+    { embeddings: ctx.config.knowledge.embeddings },
   );
   const result = chunks.map(({ sourceName, heading, ordinal, sourceId }) => ({
     sourceId,

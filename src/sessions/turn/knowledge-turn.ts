@@ -51,7 +51,9 @@ export async function knowledgeForTurn(
     timer = setTimeout(() => resolve(null), ctx.config.knowledge.turnBudgetMs);
   });
   const found = await Promise.race([
-    retrieveChunks(knex, owner, baseIds, text, TURN_KNOWLEDGE_CHUNKS).catch((error) => {
+    retrieveChunks(knex, owner, baseIds, text, TURN_KNOWLEDGE_CHUNKS, {
+      embeddings: ctx.config.knowledge.embeddings,
+    }).catch((error) => {
       ctx.logger.warn({ err: error }, "a turn's knowledge could not be retrieved");
       return null;
     }),
