@@ -1,6 +1,7 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { openApiDocument } from '../scripts/openapi';
-import { EVENT_TYPES } from '../src/events/catalog';
+import { EVENT_TYPES, sampleEventData } from '../src/events/catalog';
+import { EVENT_PAYLOAD_SCHEMAS } from '../src/events/payload-schemas';
 import { operationIdOf } from '../src/http/operation-ids';
 
 /**
@@ -8,10 +9,18 @@ import { operationIdOf } from '../src/http/operation-ids';
  * `recommended` rules (the engine of Redocly CLI's `lint`) report no error, and every operation has
  * a stable, unique `resource.verb` id and a tag.
  */
+interface WebhookOperation {
+  tags?: string[];
+  requestBody?: {
+    content?: Record<string, { schema?: { properties?: Record<string, { $ref?: string; const?: string }> } }>;
+  };
+}
+
 describe('the OpenAPI document', () => {
   let document: {
     paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
-    webhooks: Record<string, unknown>;
+    webhooks: Record<string, { post?: WebhookOperation }>;
+    components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
   };
   beforeAll(async () => {
     document = (await openApiDocument()) as typeof document;
@@ -55,9 +64,26 @@ describe('the OpenAPI document', () => {
     expect(operationIdOf('get', '/personas', 'console')).toBe('console.personas.list');
   });
 
-  it('lists the event types whose payload has a schema as webhooks, each a catalog type', () => {
-    const listed = Object.keys(document.webhooks);
-    expect(listed).toEqual(expect.arrayContaining(['session.ended', 'campaign.completed']));
-    for (const type of listed) expect(EVENT_TYPES).toContain(type);
+  it('lists every catalogued event type as a webhook, with its payload schema (the catalog is part of the contract)', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const type of EVENT_TYPES) {
+      expect([type, EVENT_PAYLOAD_SCHEMAS[type] !== undefined]).toEqual([type, true]);
+      const operation = document.webhooks[type].post;
+      expect(operation?.tags?.length).toBeGreaterThan(0);
+      const envelope = operation?.requestBody?.content?.['application/json']?.schema;
+      expect(envelope?.properties?.type).toEqual(expect.objectContaining({ const: type }));
+      // each type's data is a named schema with its fields, not an open object
+      const ref = envelope?.properties?.data?.$ref ?? '';
+      expect([type, ref]).toEqual([type, expect.stringMatching(/^#\/components\/schemas\/\w+EventData$/)]);
+      const name = ref.split('/').at(-1)!;
+      expect(Object.keys(document.components.schemas[name]?.properties ?? {}).length).toBeGreaterThan(0);
+    }
+  });
+
+  it("describes the sandbox trigger's sample of each event type", () => {
+    for (const type of EVENT_TYPES) {
+      const parsed = EVENT_PAYLOAD_SCHEMAS[type]?.safeParse(sampleEventData(type));
+      expect([type, parsed?.success ? 'ok' : parsed?.error.message]).toEqual([type, 'ok']);
+    }
   });
 });

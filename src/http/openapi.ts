@@ -1,6 +1,7 @@
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
-import type { EventType } from '../events/catalog';
-import { EVENT_DATA_SCHEMAS, eventEnvelopeSchema } from '../events/payloads';
+import { EVENT_TYPES } from '../events/catalog';
+import { EVENT_PAYLOAD_SCHEMAS, UNDESCRIBED_EVENT_DATA } from '../events/payload-schemas';
+import { eventEnvelopeSchema } from '../events/payloads';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -84,12 +85,14 @@ export class OpenApiRegistry {
 }
 
 /**
- * The events whose `data` has a schema (src/events/payloads.ts), as OpenAPI webhooks: what a
- * subscribed webhook receives (docs/webhooks.md).
+ * Every catalogued event type (src/events/catalog.ts) with its `data` schema
+ * (src/events/payload-schemas.ts), as OpenAPI webhooks: what a subscribed webhook receives
+ * (docs/webhooks.md). The event catalogue is part of the contract an SDK is generated from.
  */
 function eventWebhooks(): ZodOpenApiPathsObject {
   const webhooks: ZodOpenApiPathsObject = {};
-  for (const [type, data] of Object.entries(EVENT_DATA_SCHEMAS)) {
+  for (const type of EVENT_TYPES) {
+    const data = EVENT_PAYLOAD_SCHEMAS[type] ?? UNDESCRIBED_EVENT_DATA;
     webhooks[type] = {
       post: {
         operationId: `events.${type}`,
@@ -100,7 +103,7 @@ function eventWebhooks(): ZodOpenApiPathsObject {
         description:
           'Sent to each enabled webhook subscribed to the type, signed (`X-Service-Signature`, `webhook-signature`): see docs/webhooks.md.',
         requestBody: {
-          content: { 'application/json': { schema: eventEnvelopeSchema(type as EventType, data) } },
+          content: { 'application/json': { schema: eventEnvelopeSchema(type, data) } },
         },
         responses: { '200': { description: 'Any 2xx within WEBHOOK_TIMEOUT_MS counts as delivered' } },
       },
