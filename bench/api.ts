@@ -1,7 +1,9 @@
 /**
  * npm run bench:api — an authenticated platform read (GET /api/v2/developers/secrets: key lookup,
- * rate limits, scope check, a database query) against a bare Express route, same machine, same run.
- * Prints req/s, p50, p99 and the ratio; then p50/p99 of the authenticated route at a constant 200 req/s
+ * rate limits, scope check, a database query) against a bare Express route and against its floor
+ * (bare Express running the same two queries through `pg` on a pool of the same size), same machine,
+ * same run. Prints req/s, p50, p99 and the ratios (target: >= 70 % of the floor's throughput, p99
+ * <= 1.5x the floor's); then p50/p99 of the authenticated route at a constant 200 req/s
  * (open loop, evenly paced; see constantRate in bench/support.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -87,11 +89,14 @@ async function main(): Promise<void> {
     }
     const authUrl = `${base}/api/v2/developers/secrets`;
     const bareUrl = `http://127.0.0.1:${ports.barePort}/bare`;
+    const floorUrl = `http://127.0.0.1:${ports.barePort}/floor`;
     const auth = { authorization: `Bearer ${key}` };
 
     await run(bareUrl, {}, { connections: 8 }); // warm-up
     await run(authUrl, auth, { connections: 8 });
+    await run(floorUrl, auth, { connections: 8 });
     const bare = await run(bareUrl, {}, {});
+    const floor = await run(floorUrl, auth, {});
     const authed = await run(authUrl, auth, {});
     // evenly paced (open loop), latency from each request's due time; see constantRate
     const pacedRun = await constantRate({
@@ -110,10 +115,16 @@ async function main(): Promise<void> {
       `rate limits ${process.env.BENCH_RATE_LIMITS ?? 'off'}, request logs ${process.env.BENCH_LOG_LEVEL ?? 'info'}\n`,
     );
     console.log(line('bare Express route, stock server (baseline)', bare));
+    console.log(line('floor: bare Express + the same SQL through pg', floor));
     console.log(line('GET /api/v2/developers/secrets (API key)', authed));
     console.log(line('GET /api/v2/developers/secrets @ 200 req/s (paced)', paced));
     const ratio = authed.rps / bare.rps;
-    console.log(`\nratio authenticated/bare: ${(ratio * 100).toFixed(1)}% (target >= 30%)`);
+    console.log(`\nratio authenticated/bare: ${(ratio * 100).toFixed(1)}%`);
+    const ofFloor = authed.rps / floor.rps;
+    const p99Ratio = authed.p99 / Math.max(1, floor.p99);
+    console.log(
+      `authenticated/floor: ${(ofFloor * 100).toFixed(1)}% of its throughput (target >= 70%: ${ofFloor >= 0.7 ? 'met' : 'NOT met'}), p99 ${p99Ratio.toFixed(2)}x the floor's (target <= 1.5x: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
+    );
     console.log(`p99 at 200 req/s: ${paced.p99} ms (target < 25 ms)`);
   } finally {
     child.kill('SIGTERM');

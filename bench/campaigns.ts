@@ -10,6 +10,7 @@ import { contactNumber } from '../test/support/campaigns';
 import { completeManifest } from '../test/support/personas';
 import { freePort } from '../test/support/resilience';
 import { startTwilioDouble, type TwilioDouble } from '../test/support/twilio-double';
+import { reportHops } from './campaign-hops';
 import { BENCH_ADMIN_TOKEN, benchEnterprise, benchRequester, benchWorkspace, runBench } from './support';
 
 /**
@@ -67,7 +68,13 @@ async function main(): Promise<void> {
     platform.once('exit', (code) => reject(new Error(`bench platform exited with ${code}`)));
   });
   try {
-    await measure(base, workspace.dataDir, double);
+    const campaignId = await measure(base, workspace.dataDir, double);
+    await reportHops({
+      temporalAddress: temporal.address,
+      databaseUrl: workspace.databaseUrl,
+      campaignId,
+      double,
+    });
   } finally {
     platform.kill('SIGTERM');
     await double.close();
@@ -76,7 +83,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function measure(base: string, dataDir: string, double: TwilioDouble): Promise<void> {
+async function measure(base: string, dataDir: string, double: TwilioDouble): Promise<string> {
   const token = await signDevToken(dataDir, 'bench@example.com');
   await benchEnterprise(base, token);
   const request = benchRequester(base);
@@ -117,6 +124,7 @@ async function measure(base: string, dataDir: string, double: TwilioDouble): Pro
   }
   const wallMs = performance.now() - started;
   report(wallMs, double, ended, createdAt);
+  return campaign.id;
 }
 
 /** A time zone where it is about noon now: the window's closed minute (23:59) is far off. */

@@ -29,7 +29,8 @@ interface KeyRow {
   plan: Plan;
 }
 
-const KEY_LOOKUP_SQL = `select k.id, k.account_id, k.environment, k.scopes, k.last_used_at, k.revoked_at, a.plan
+/** A key's one read (exported for bench:api's floor, which runs the same SQL through `pg`). */
+export const KEY_LOOKUP_SQL = `select k.id, k.account_id, k.environment, k.scopes, k.last_used_at, k.revoked_at, a.plan
   from api_keys k join accounts a on a.id = k.account_id where k.key_hash = $1`;
 
 /** `lastUsedAt` is written at most this often per key, to keep the hot path read-only. */

@@ -48,7 +48,8 @@ export async function putSecret(
   return { created, secret: view(secret) };
 }
 
-const LIST_SQL = `select name, created_at, updated_at, count(*) over () as total from secrets
+/** The list's one query (exported for bench:api's floor, which runs the same SQL through `pg`). */
+export const SECRETS_LIST_SQL = `select name, created_at, updated_at, count(*) over () as total from secrets
   where account_id = $1 and environment = $2 order by name asc limit $3 offset $4`;
 
 /**
@@ -61,7 +62,7 @@ export function secretLister(em: EntityManager) {
     created_at: Date | string;
     updated_at: Date | string;
     total: string;
-  }>(em.getConnection().getKnex(), 'secrets-list', LIST_SQL);
+  }>(em.getConnection().getKnex(), 'secrets-list', SECRETS_LIST_SQL);
   return async (owner: Owner, page: Page) => {
     const rows = await list([owner.accountId, owner.environment, page.limit, page.offset]);
     const total =

@@ -55,6 +55,8 @@ export class DoubleCall extends EventEmitter {
   readonly whispers: string[] = [];
   /** Every media stream the call opened, in order (a caller back from a transfer opens another). */
   readonly streams: TwilioMediaStream[] = [];
+  /** The status callbacks' deliveries, one after another, apart from the call's own progress. */
+  private deliveries: Promise<unknown> = Promise.resolve();
 
   constructor(readonly setup: CallSetup) {
     super();
@@ -99,10 +101,9 @@ export class DoubleCall extends EventEmitter {
 
   /** Places an outbound call: initiated, ringing, then the callee's outcome. */
   async placeOutbound(): Promise<void> {
-    await this.statusEvent('initiated');
-    if (this.endedAt) return;
+    void this.statusEvent('initiated');
     this.setStatus('ringing');
-    await this.statusEvent('ringing');
+    void this.statusEvent('ringing');
     await new Promise<void>((resolve) => {
       this.ringing = { timer: setTimeout(resolve, this.setup.script.ringMs ?? 100), resolve };
     });
@@ -177,7 +178,7 @@ export class DoubleCall extends EventEmitter {
   private async answer(twimlOf: () => Promise<string>): Promise<void> {
     this.answeredAt = Date.now();
     this.setStatus('in-progress');
-    await this.statusEvent('answered');
+    void this.statusEvent('answered');
     const { talkMs, media } = this.setup.script;
     if (talkMs !== undefined) this.talking = setTimeout(() => void this.hangUp(), talkMs);
     this.detectMachine();
@@ -341,6 +342,10 @@ export class DoubleCall extends EventEmitter {
     return requestTwiml(url, params, signatureFor(this.setup, url, params));
   }
 
+  /**
+   * Posts a status event's callback: asynchronously, as Twilio makes it (the call goes on without
+   * waiting for the answer), one call's callbacks in order; resolves once this one was delivered.
+   */
   private async statusEvent(event: StatusCallbackEvent): Promise<void> {
     const { statusCallback, statusCallbackEvents, statusCallbackMethod, script } = this.setup;
     if (!statusCallback || !statusCallbackEvents.includes(event)) return;
@@ -368,6 +373,9 @@ export class DoubleCall extends EventEmitter {
       signature: signatureFor(this.setup, url, signed),
     };
     this.callbacks.push(callback);
-    if (script.callbacks !== 'hold') await this.post(callback);
+    if (script.callbacks === 'hold') return;
+    const delivered = this.deliveries.then(() => this.post(callback));
+    this.deliveries = delivered.catch(() => undefined);
+    await delivered;
   }
 }

@@ -1,0 +1,137 @@
+import { Connection, Client as TemporalClient } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { Client } from 'pg';
+import type { TwilioDouble } from '../test/support/twilio-double';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** An event's time in ms since the epoch. */
+const at = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+
+/** The hops of a freed slot taken again, in order, from the carrier's end to the next call at the carrier. */
+const HOPS = [
+  'carrier end → completed signal in the call (callback, API, signal)',
+  'signal → call workflow task started (dispatch)',
+  'call workflow task: the end recorded, completed',
+  'call completed → campaign workflow task started',
+  'campaign workflow task: outcome, claim, child started',
+  'child start asked → child started (server)',
+  'child started → its first workflow task completed',
+  'placing activity scheduled → started (dispatch)',
+  'placing started → call created at the carrier',
+] as const;
+
+interface Slot {
+  freedBy: string;
+  taken: HistoryEvent[];
+  wftStarted: HistoryEvent;
+  wftCompleted: HistoryEvent;
+  childCompleted: HistoryEvent;
+}
+
+/**
+ * Where a freed slot's time goes, hop by hop, read from the Temporal histories of the campaign and its
+ * calls and from the carrier double's clock (same machine): for each campaign workflow task that
+ * started a call after a call ended, the first call that ended (the trigger) and the first call it
+ * started. Prints each hop's p50 and p95 in ms.
+ */
+export async function reportHops(opts: {
+  temporalAddress: string;
+  databaseUrl: string;
+  campaignId: string;
+  double: TwilioDouble;
+}): Promise<void> {
+  const connection = await Connection.connect({ address: opts.temporalAddress });
+  const client = new TemporalClient({ connection });
+  const db = new Client({ connectionString: opts.databaseUrl });
+  await db.connect();
+  try {
+    const carrierOf = await carrierCalls(db, opts.double);
+    const parent = (await client.workflow.getHandle(opts.campaignId).fetchHistory()).events ?? [];
+    const slots = slotsOf(parent).slice(0, 150);
+    const hops: number[][] = HOPS.map(() => []);
+    for (const slot of slots) {
+      const ended = carrierOf.get(slot.freedBy);
+      const startedId = slot.taken[0]?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      const started = startedId ? carrierOf.get(startedId) : undefined;
+      if (!ended?.endedAt || !started || !startedId) continue;
+      const freed = (await client.workflow.getHandle(slot.freedBy).fetchHistory()).events ?? [];
+      const child = (await client.workflow.getHandle(startedId).fetchHistory()).events ?? [];
+      const signal = [...freed].reverse().find((e) => e.workflowExecutionSignaledEventAttributes)!;
+      const lastTaskStarted = [...freed].reverse().find((e) => e.workflowTaskStartedEventAttributes)!;
+      const done = freed.find((e) => e.workflowExecutionCompletedEventAttributes)!;
+      const childStarted = child.find((e) => e.workflowExecutionStartedEventAttributes)!;
+      const firstTask = child.find((e) => e.workflowTaskCompletedEventAttributes)!;
+      const placing = child.find((e) => e.activityTaskStartedEventAttributes)!;
+      const marks = [
+        ended.endedAt,
+        at(signal),
+        at(lastTaskStarted),
+        at(done),
+        at(slot.wftStarted),
+        at(slot.wftCompleted),
+        at(childStarted),
+        at(firstTask),
+        at(placing),
+        started.createdAt,
+      ];
+      for (let i = 1; i < marks.length; i++) hops[i - 1]!.push(marks[i]! - marks[i - 1]!);
+    }
+    printHops(hops);
+  } finally {
+    await db.end();
+    await connection.close();
+  }
+}
+
+/** The double's calls by the platform's call id. */
+async function carrierCalls(db: Client, double: TwilioDouble) {
+  const { rows } = await db.query<{ id: string; carrier_call_id: string | null }>(
+    'select id, carrier_call_id from calls',
+  );
+  const bySid = new Map(double.calls.map((c) => [c.sid, c]));
+  return new Map(
+    rows.flatMap((r) =>
+      r.carrier_call_id && bySid.has(r.carrier_call_id) ? [[r.id, bySid.get(r.carrier_call_id)!]] : [],
+    ),
+  );
+}
+
+/** The campaign's workflow tasks that started calls after calls ended, with the first call each freed and took. */
+function slotsOf(events: HistoryEvent[]): Slot[] {
+  const slots: Slot[] = [];
+  let completedSince: HistoryEvent[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.childWorkflowExecutionCompletedEventAttributes) completedSince.push(e);
+    if (!e.workflowTaskStartedEventAttributes) continue;
+    const completed = events.slice(i + 1).find((n) => n.workflowTaskCompletedEventAttributes);
+    if (!completed) break;
+    const after = events.slice(events.indexOf(completed) + 1);
+    const next = after.findIndex((n) => n.workflowTaskScheduledEventAttributes);
+    const taken = after
+      .slice(0, next < 0 ? after.length : next)
+      .filter((n) => n.startChildWorkflowExecutionInitiatedEventAttributes);
+    const trigger = completedSince[0];
+    const freedBy = trigger?.childWorkflowExecutionCompletedEventAttributes?.workflowExecution?.workflowId;
+    if (trigger && freedBy && taken.length) {
+      slots.push({ freedBy, taken, wftStarted: e, wftCompleted: completed, childCompleted: trigger });
+    }
+    completedSince = [];
+  }
+  return slots;
+}
+
+function printHops(hops: number[][]): void {
+  const q = (xs: number[], p: number) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
+  };
+  console.log(`  a freed slot, hop by hop (${hops[0]?.length ?? 0} slots; p50 / p95 ms):`);
+  HOPS.forEach((name, i) => {
+    const xs = hops[i]!;
+    console.log(
+      `    ${name.padEnd(70)} ${q(xs, 0.5).toFixed(0).padStart(5)} / ${q(xs, 0.95).toFixed(0).padStart(5)}`,
+    );
+  });
+}
