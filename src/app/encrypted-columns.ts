@@ -7,7 +7,7 @@ import { clientSecretAad, tokenAad, verifierAad } from '../oauth';
 import { providerAad } from '../providers';
 import { secretAad } from '../secrets';
 import { phoneNumberCredentialsAad } from '../telephony';
-import { webhookPreviousSecretAad, webhookSecretAad } from '../webhooks';
+import { webhookPreviousSecretAad, webhookSecretAad, webhookSigningKeyAad } from '../webhooks';
 
 type Row = Readonly<Record<string, string>>;
 
@@ -43,6 +43,13 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     column: 'previous_secret_ciphertext',
     aadColumns: OWNED_COLUMNS,
     aad: (r) => webhookPreviousSecretAad(r.id, r.account_id, r.environment),
+  },
+  {
+    table: 'webhooks',
+    key: 'id',
+    column: 'signing_key_ciphertext',
+    aadColumns: OWNED_COLUMNS,
+    aad: (r) => webhookSigningKeyAad(r.id, r.account_id, r.environment),
   },
   {
     table: 'oauth_providers',

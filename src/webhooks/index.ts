@@ -1,1 +1,1 @@
-export { webhookPreviousSecretAad, webhookSecretAad } from './webhook.entity';
+export { webhookPreviousSecretAad, webhookSecretAad, webhookSigningKeyAad } from './webhook.entity';

@@ -11,6 +11,7 @@ import { rotateEncryptedColumns } from '../../src/crypto/rotation';
 import { accessTokenFor } from '../../src/oauth';
 import { providerCredentials } from '../../src/providers';
 import { resolveSecrets, secretAad } from '../../src/secrets';
+import { webhookSigningKeyAad } from '../../src/webhooks';
 import { createIsolatedDatabase } from '../support/isolated-db';
 import { completeManifest } from '../support/personas';
 import { freshNumber, twilioCredentials } from '../support/phone-numbers';
@@ -99,6 +100,14 @@ async function createEveryKind() {
   });
   expect(hook.status).toBe(201);
   expect((await api(appA, 'POST', `/webhooks/${hook.body.data.id}/rotate-secret`)).status).toBe(200);
+  // an Ed25519 webhook: its private signing key is stored encrypted
+  const signed = await api(appA, 'POST', '/webhooks', {
+    name: 'ed25519 hook',
+    url: 'http://127.0.0.1:9/signed',
+    events: ['tool.called'],
+    signing: { algorithm: 'ed25519' },
+  });
+  expect(signed.status).toBe(201);
   const mcp = await api(appA, 'POST', '/mcp-servers', {
     name: 'orders',
     transport: 'http',
@@ -233,6 +242,14 @@ describe('P7: npm run rotate-encryption-key re-encrypts every stored value under
     expect((await call(appB.baseUrl, 'GET', made.pendingCallback)).status).toBe(200);
     const hooks = await api(appB, 'GET', '/webhooks');
     expect((await api(appB, 'POST', `/webhooks/${hooks.body.data[0].id}/rotate-secret`)).status).toBe(200);
+    // the Ed25519 webhook's private key opens under key B
+    const [signed] = (await knex().raw(`select * from webhooks where signing_key_ciphertext is not null`))
+      .rows;
+    const pem = new Encryptor(KEY_B).decrypt(
+      signed.signing_key_ciphertext,
+      webhookSigningKeyAad(signed.id, signed.account_id, signed.environment),
+    );
+    expect(pem.length).toBeGreaterThan(20);
   });
 
   it('a value under a key no longer configured fails clearly (table, row, key id); the others still rotate', async () => {
