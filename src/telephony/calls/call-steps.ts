@@ -65,6 +65,11 @@ async function carrierOfNumber(ctx: CoreContext, phoneNumberId: string) {
  */
 export async function placeCallOnce(ctx: CoreContext, input: { callId: string }): Promise<PlaceOutcome> {
   const knex = knexOf(ctx);
+  // what may fail for a passing reason (the database, the number's credentials) is read before the
+  // row is marked: an attempt that fails then is retried and places; after the mark, only the
+  // carrier's request can leave the outcome unknown
+  const queued = await loadCall(ctx, input.callId);
+  const found = queued ? await carrierOfNumber(ctx, queued.phone_number_id) : null;
   const { rows } = await knex.raw<{ rows: CallRow[] }>(
     `update calls set placing_started_at = now(), updated_at = now()
        where id = ? and placing_started_at is null and status = 'queued' returning *`,
@@ -79,7 +84,6 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
       reason: 'an earlier attempt started placing the call; its outcome is unknown',
     };
   }
-  const found = await carrierOfNumber(ctx, call.phone_number_id);
   if (!found)
     return { outcome: 'refused', reason: 'the phone number was deleted, or its carrier cannot place calls' };
   try {
