@@ -207,8 +207,12 @@ describe('outbound HTTP guard (SSRF)', () => {
       const slow = await send(`http://127.0.0.1:${port}/slow`, true, 300).catch((e) => e);
       expect(slow).toBeInstanceOf(OutboundError);
       expect(slow.kind).toBe('timeout');
+      expect(slow.requestSent).toBe(true); // the server had it: it may have acted
       const refused = await send('http://127.0.0.1:1/', true).catch((e) => e);
       expect(refused.kind).toBe('connection');
+      expect(refused.requestSent).toBe(false); // never left: asking again is safe
+      const blocked = await send(`http://127.0.0.1:${port}/`, false).catch((e) => e);
+      expect([blocked.kind, blocked.requestSent]).toEqual(['blocked', false]);
     });
 
     it('fails an answer past the cap (too_large) and closes the connection instead of reading the rest', async () => {

@@ -30,11 +30,11 @@ async function placed(to = '+14155550140', body: Record<string, unknown> = {}) {
   return { id, sid };
 }
 
-const reaches = (id: string, status: string) =>
+const reaches = (id: string, status: string, timeoutMs?: number) =>
   eventually(async () => {
     const c = await callOf(id);
     return c.status === status ? c : undefined;
-  });
+  }, timeoutMs);
 
 const statuses = (c: { timeline: { status: string }[] }) => c.timeline.map((t) => t.status);
 
@@ -175,6 +175,34 @@ describe('a call driven by signed status callbacks (docs/telephony.md "Calls")',
       bench.stub.mode = 'place';
     }
   }, 30_000);
+
+  it('places a call the carrier could not be reached for once it can be: the request never left', async () => {
+    const before = bench.stub.placed.length;
+    await bench.stub.unreachableFor(2_500);
+    const res = await api('POST', '/calls', { phoneNumberId: bench.number.id, to: '+14155550145' });
+    const id = res.body.data.id as string;
+    await eventually(async () => (await callOf(id)).carrierCallId !== null, 20_000);
+    expect(bench.stub.placed.length).toBe(before + 1);
+    expect((await callOf(id)).status).toBe('queued');
+  }, 30_000);
+
+  it('ends a call failed (carrier_unreachable) when every placing attempt found the carrier unreachable', async () => {
+    const before = bench.stub.placed.length;
+    await bench.stub.unreachableFor(25_000);
+    const res = await api('POST', '/calls', { phoneNumberId: bench.number.id, to: '+14155550146' });
+    const ended = await reaches(res.body.data.id as string, 'failed', 40_000);
+    expect(ended).toMatchObject({ endedReason: 'carrier_unreachable', carrierCallId: null });
+    await eventually(
+      async () =>
+        bench.stub.url &&
+        (await fetch(bench.stub.url).then(
+          () => true,
+          () => false,
+        )),
+      15_000,
+    );
+    expect(bench.stub.placed.length).toBe(before);
+  }, 60_000);
 
   it('a hang-up while the placing outcome is unknown cancels the call at once, posting nothing more', async () => {
     bench.stub.mode = 'stall';

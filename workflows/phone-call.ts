@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   condition,
   deprecatePatch,
@@ -113,7 +114,16 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   };
 
   if (input.direction === 'outbound') {
-    const placed = await placeCall({ callId: input.callId });
+    // placing failed for good (every attempt found the carrier unreachable, or the database down):
+    // the call ends as failed rather than the workflow, so its row and its campaign hear of it
+    const placed = await placeCall({ callId: input.callId }).catch((error: unknown) => {
+      if (error instanceof ActivityFailure) return undefined;
+      throw error;
+    });
+    if (!placed) {
+      await finish('failed', 'carrier_unreachable');
+      return state;
+    }
     if (placed.outcome === 'placed') state.carrierCallId = placed.carrierCallId;
     else if (placed.outcome === 'refused') {
       await finish('failed', `carrier_refused: ${placed.reason}`);

@@ -6,12 +6,17 @@
  * success (docs/configuration.md "Outbound calls").
  */
 
-/** Classified outbound failures, so callers can record a clear reason. */
+/**
+ * Classified outbound failures, so callers can record a clear reason. `requestSent` is false only
+ * when the request never left whole (refused before connecting, no connection, or cut before its
+ * last byte was written): the other side cannot have acted on it, so asking again is safe.
+ */
 export class OutboundError extends Error {
   constructor(
     message: string,
     readonly kind: 'blocked' | 'timeout' | 'connection' | 'invalid_url' | 'too_large',
     readonly latencyMs: number,
+    readonly requestSent = true,
   ) {
     super(message);
     this.name = 'OutboundError';

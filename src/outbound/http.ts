@@ -190,7 +190,7 @@ function sendOnce(req: OutboundRequest): Promise<OutboundResponse> {
     const problem = urlProblem(req.url, req.policy);
     if (problem) {
       const kind = problem.includes('private') ? 'blocked' : 'invalid_url';
-      return reject(new OutboundError(`URL ${problem}`, kind, 0));
+      return reject(new OutboundError(`URL ${problem}`, kind, 0, false));
     }
     const url = new URL(req.url);
     const transport = url.protocol === 'https:' ? https : http;
@@ -208,13 +208,19 @@ function sendOnce(req: OutboundRequest): Promise<OutboundResponse> {
       agent: agents[url.protocol as 'http:' | 'https:'],
       lookup: guardedLookup(req.policy),
     });
+    // whether the whole request was handed to the connection: until then the other side cannot act on it
+    let sent = false;
+    request.on('finish', () => {
+      sent = true;
+    });
     const timer = setTimeout(() => {
       request.destroy();
-      fail(new OutboundError(`No response within ${req.limits.timeoutMs} ms`, 'timeout', elapsed()));
+      fail(new OutboundError(`No response within ${req.limits.timeoutMs} ms`, 'timeout', elapsed(), sent));
     }, req.limits.timeoutMs);
     request.on('error', (error) => {
       const blocked = error instanceof BlockedDestinationError;
-      fail(new OutboundError(error.message || String(error), blocked ? 'blocked' : 'connection', elapsed()));
+      const kind = blocked ? 'blocked' : 'connection';
+      fail(new OutboundError(error.message || String(error), kind, elapsed(), sent && !blocked));
     });
     request.on('response', (response) => {
       readCapped(response, req.limits.maxBytes).then(

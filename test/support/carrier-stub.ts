@@ -41,6 +41,13 @@ export class CarrierStub {
     return this;
   }
 
+  /** Refuses every connection for `ms` (its port closed), then listens on the same port again. */
+  async unreachableFor(ms: number): Promise<void> {
+    const port = Number(new URL(this.url).port);
+    await this.close();
+    setTimeout(() => this.server.listen(port, '127.0.0.1'), ms);
+  }
+
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((r) => this.server.close(() => r()));

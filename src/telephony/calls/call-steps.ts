@@ -3,7 +3,7 @@ import type { CoreContext } from '../../common/context';
 import { derivedId } from '../../common/ids';
 import type { Environment } from '../../common/owner';
 import { eventRow, insertEventsSql } from '../../events/emit';
-import { CarrierRefusedError, CarrierUnknownOutcomeError } from '../carriers/carrier';
+import { CarrierNotAskedError, CarrierRefusedError, CarrierUnknownOutcomeError } from '../carriers/carrier';
 import { carrierFor } from '../carriers/carrier-for';
 import { openCredentials } from '../phone-numbers/carrier-credentials';
 import { type Carrier, PhoneNumber } from '../phone-numbers/phone-number.entity';
@@ -61,7 +61,8 @@ async function carrierOfNumber(ctx: CoreContext, phoneNumberId: string) {
  * before the carrier is asked, in one statement that only one attempt wins. An attempt that finds
  * it marked (a retry after the first one's answer was lost) asks nothing: it answers the carrier's
  * id if the first one recorded it, else `unknown`, and the workflow waits for the carrier's status
- * callback. A 4xx is `refused`; a timeout, a 5xx or a broken connection `unknown`.
+ * callback. A 4xx is `refused`; a timeout, a 5xx or a broken connection `unknown`; a request that
+ * never left whole (no connection) lifts the mark and fails the attempt, so a retry places the call.
  */
 export async function placeCallOnce(ctx: CoreContext, input: { callId: string }): Promise<PlaceOutcome> {
   const knex = knexOf(ctx);
@@ -103,6 +104,13 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
     return { outcome: 'placed', carrierCallId };
   } catch (error) {
     if (error instanceof CarrierRefusedError) return { outcome: 'refused', reason: error.message };
+    if (error instanceof CarrierNotAskedError) {
+      // nothing left for the carrier: the mark is lifted and the attempt fails, so the next one places
+      await knex.raw('update calls set placing_started_at = null where id = ? and carrier_call_id is null', [
+        call.id,
+      ]);
+      throw error;
+    }
     if (error instanceof CarrierUnknownOutcomeError) return { outcome: 'unknown', reason: error.message };
     throw error;
   }

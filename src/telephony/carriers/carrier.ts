@@ -47,6 +47,22 @@ export class CarrierUnknownOutcomeError extends Error {
   }
 }
 
+/**
+ * The carrier was never asked: the request did not leave whole (no connection, or cut before its
+ * last byte was written), so nothing was placed and asking again is safe. A kind of unknown outcome,
+ * so a caller that does not tell them apart stays on the safe side.
+ */
+export class CarrierNotAskedError extends CarrierUnknownOutcomeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CarrierNotAskedError';
+  }
+}
+
+/** The carrier's error for an outbound request that failed: not asked, or an unknown outcome. */
+export const carrierErrorOf = (error: { message: string; requestSent: boolean }) =>
+  error.requestSent ? new CarrierUnknownOutcomeError(error.message) : new CarrierNotAskedError(error.message);
+
 /** A request as the carrier sent it: its full public URL, its headers, and its body as received. */
 export interface CarrierRequest {
   url: string;

@@ -10,6 +10,7 @@ import {
   CarrierRefusedError,
   type CarrierRequest,
   CarrierUnknownOutcomeError,
+  carrierErrorOf,
 } from './carrier';
 
 /** Twilio's answer is a call resource of a few KiB; an error is smaller. */
@@ -58,7 +59,7 @@ export function twilioCarrier(
         policy: config.outbound,
       });
     } catch (error) {
-      if (error instanceof OutboundError) throw new CarrierUnknownOutcomeError(error.message);
+      if (error instanceof OutboundError) throw carrierErrorOf(error);
       throw error;
     }
     if (response.status >= 400 && response.status < 500) {

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/env';
 import { OutboundError, sendOutbound } from '../../outbound/http';
-import { CarrierRefusedError, CarrierUnknownOutcomeError } from '../carriers/carrier';
+import { CarrierRefusedError, CarrierUnknownOutcomeError, carrierErrorOf } from '../carriers/carrier';
 import { TELNYX_MEDIA_FORMAT } from './media-messages';
 
 /** Telnyx's answer to a command is small JSON; a dial's is a call of a few hundred bytes. */
@@ -77,7 +77,7 @@ export function telnyxCallControl(
         policy: config.outbound,
       });
     } catch (error) {
-      if (error instanceof OutboundError) throw new CarrierUnknownOutcomeError(error.message);
+      if (error instanceof OutboundError) throw carrierErrorOf(error);
       throw error;
     }
     if (response.status >= 400 && response.status < 500)
