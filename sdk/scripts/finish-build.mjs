@@ -1,10 +1,12 @@
 /**
- * After the two tsc builds: marks dist/esm as ES modules and dist/cjs as CommonJS, and gives the
- * ES build's relative imports their `.js` extension (Node's ESM resolution needs it; the sources
- * leave it out so the repository's CommonJS tooling reads them as they are). tsc emits nothing for
- * the generated schema.d.ts, so it is copied into both.
+ * After the tsc builds (the library twice, then the `vp` CLI into dist/cjs/cli): marks dist/esm as
+ * ES modules and dist/cjs as CommonJS, and gives the ES build's relative imports their `.js`
+ * extension (Node's ESM resolution needs it; the sources leave it out so the repository's CommonJS
+ * tooling reads them as they are). tsc emits nothing for
+ * the generated schema.d.ts, so it is copied into both. The CLI's entry (the package's bin; tsc
+ * keeps its `#!/usr/bin/env node` line) is made executable, as npm's own install would.
  */
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
@@ -24,3 +26,5 @@ for (const name of readdirSync(join(dist, 'esm'))) {
   );
   if (fixed !== text) writeFileSync(file, fixed);
 }
+
+chmodSync(join(dist, 'cjs', 'cli', 'main.js'), 0o755);
