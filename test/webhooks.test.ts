@@ -172,6 +172,7 @@ describe('webhook endpoints', () => {
         'failingSince',
         'id',
         'includeTestRuns',
+        'kind',
         'lastDeliveredAt',
         'name',
         'personaId',

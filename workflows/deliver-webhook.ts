@@ -8,7 +8,16 @@ export interface DeliverWebhookInput {
   retryDelaysSeconds: number[];
   /** WEBHOOK_TIMEOUT_MS: bounds each attempt's activity. */
   attemptTimeoutMs: number;
+  /**
+   * A listener's delivery (`vp listen`): the task queue of the API process holding its socket,
+   * where its one attempt runs; if no process serves it within seconds (the CLI went away with its
+   * process), the attempt runs here and records the listener as not connected.
+   */
+  listenerTaskQueue?: string;
 }
+
+/** How long a listener's attempt may wait for the process holding its socket to take it. */
+const LISTENER_PICKUP_TIMEOUT = '5 seconds';
 
 export type DeliverWebhookResult = AttemptOutcome & { attempts: number };
 
@@ -31,6 +40,20 @@ export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promis
       maximumAttempts: 20,
     },
   });
+  if (input.listenerTaskQueue) {
+    const { attemptDelivery: attemptOnListener } = proxyActivities<Activities>({
+      taskQueue: input.listenerTaskQueue,
+      scheduleToStartTimeout: LISTENER_PICKUP_TIMEOUT,
+      startToCloseTimeout: input.attemptTimeoutMs + 5_000,
+      retry: { maximumAttempts: 1 },
+    });
+    const attempt = { deliveryId: input.deliveryId, attempt: 1, final: true };
+    const outcome = await attemptOnListener(attempt).catch((error: unknown) => {
+      if (isCancellation(error)) throw error;
+      return attemptDelivery(attempt); // records the listener as gone (or what its process recorded)
+    });
+    return { ...outcome, attempts: 1 };
+  }
   const delays = input.retryDelaysSeconds;
   let outcome: AttemptOutcome = { status: 'pending' };
   let attempt = 0;

@@ -168,6 +168,7 @@ export async function buildContext(
       ),
       verifyIdToken: await createIdTokenVerifier(config),
       temporalUiUrl: deps.temporalUiUrl,
+      temporalAddress: deps.temporalAddress,
       speech: new SpeechSynthesizer(config, logger, providerVoiceAccess(orm, encryptor, logger)),
       references: {
         session: checkSessionOwned,

@@ -30,6 +30,8 @@ export interface AppContext {
    * response instead of going through task-queue matching).
    */
   temporalEager?: Client;
+  /** The Temporal frontend's address (for a worker this process starts of its own). */
+  temporalAddress?: string;
   /** Where operators open the Temporal Web UI (printed at start, linked from /docs). */
   temporalUiUrl?: string;
   /** The demo shop's MCP server, where this process serves it (npm start, src/demo/). */

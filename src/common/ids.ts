@@ -22,6 +22,7 @@ export type IdPrefix =
   | 'wh'
   | 'del'
   | 'wrc'
+  | 'lsn'
   | 'evt'
   | 'sess'
   | 'ana'

@@ -7,7 +7,7 @@ import type { ApiError } from './errors';
  * not yet a WebSocket, so there is nothing else to answer with), then closes the connection.
  */
 export function refuseUpgrade(socket: Duplex, error: ApiError, retryAfterSeconds?: number): void {
-  const body = JSON.stringify({ success: false, error: error.message, code: error.code });
+  const body = JSON.stringify(error.toBody());
   const reason = http.STATUS_CODES[error.status] ?? 'Error';
   const retry = retryAfterSeconds === undefined ? '' : `Retry-After: ${retryAfterSeconds}\r\n`;
   socket.end(

@@ -122,3 +122,35 @@ function installRuntime(logger: PlatformLogger): void {
     runtimeInstalled = true;
   }
 }
+
+/**
+ * A worker of activities only, on a task queue of this process's own (Temporal's worker-specific
+ * task queue pattern): work that must run where a connection lives, such as a delivery sent down a
+ * `vp listen` socket. Unversioned: the queue lives and dies with the process.
+ */
+export async function startActivityWorker(opts: {
+  logger: PlatformLogger;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  activities: WorkerOptions['activities'];
+}): Promise<{ stop(): Promise<void> }> {
+  installRuntime(opts.logger);
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    activities: opts.activities,
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch((error) =>
+        opts.logger.warn({ err: error }, 'activity worker stopped with an error'),
+      );
+      await connection.close().catch(() => undefined);
+    },
+  };
+}

@@ -4,6 +4,7 @@ import type { Encryptor } from '../crypto/encryption';
 import { ANSWER_LIMITS } from '../outbound/answer-limits';
 import { OutboundError, sendOutbound } from '../outbound/http';
 import { recordAttempt, WEBHOOK_DISABLED_ERROR } from './attempt-record';
+import { type ForwardResult, LISTENER_NOT_CONNECTED, type WebhookListeners } from './listeners';
 import { signatureHeaders } from './signature';
 import type { DeliveryStatus } from './statuses';
 import { webhookPreviousSecretAad, webhookSecretAad, webhookSigningKeyAad } from './webhook.entity';
@@ -48,6 +49,7 @@ interface DeliveryRow {
   environment: string;
   name: string;
   url: string;
+  kind: string;
   enabled: boolean;
   failing_since: Date | null;
   signing_algorithm: string;
@@ -62,7 +64,7 @@ interface DeliveryRow {
 
 const LOAD = `
 select d.status, d.attempts, d.test, d.event_id, d.event_type, d.status_code, d.latency_ms, d.error,
-       e.payload, w.id as webhook_id, w.account_id, w.environment, w.name, w.url, w.enabled,
+       e.payload, w.id as webhook_id, w.account_id, w.environment, w.name, w.url, w.kind, w.enabled,
        w.failing_since, w.signing_algorithm, w.signing_key_ciphertext, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
 from deliveries d
 join events e on e.id = d.event_id
@@ -92,38 +94,41 @@ function signingKey(encryptor: Encryptor, row: DeliveryRow): string | undefined 
   );
 }
 
-/** How one POST went: the receiver's status and answer, how long it took, and what was wrong with it. */
-interface SendResult {
-  statusCode?: number;
-  latencyMs: number;
-  error?: string;
-  responseBody?: string;
+/** How one attempt went: the receiver's status and answer, how long it took, and what was wrong with it. */
+type SendResult = ForwardResult;
+
+/** The envelope's headers: content type, the event and delivery, and the signatures. */
+function envelopeHeaders(
+  row: DeliveryRow,
+  input: AttemptInput,
+  keys: { secrets: string[]; ed25519?: string },
+  attemptedAt: Date,
+): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Service-Event-Id': row.event_id,
+    'X-Service-Event-Type': row.event_type,
+    'X-Service-Delivery-Id': input.deliveryId,
+    'X-Service-Delivery-Attempt': String(input.attempt),
+    ...signatureHeaders(keys.secrets, row.event_id, row.payload, attemptedAt, keys.ed25519),
+  };
 }
 
 /**
  * POSTs the stored envelope bytes, signed, through the SSRF guard. An answer outside 2xx (redirects
  * are not followed) and a refused, timed-out or failed connection are errors; anything else throws.
  */
-async function sendEnvelope(
+async function postEnvelope(
   config: Config,
   row: DeliveryRow,
-  input: AttemptInput,
-  keys: { secrets: string[]; ed25519?: string },
-  attemptedAt: Date,
+  headers: Record<string, string>,
 ): Promise<SendResult> {
   try {
     const response = await sendOutbound({
       url: row.url,
       method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
-        'X-Service-Event-Id': row.event_id,
-        'X-Service-Event-Type': row.event_type,
-        'X-Service-Delivery-Id': input.deliveryId,
-        'X-Service-Delivery-Attempt': String(input.attempt),
-        ...signatureHeaders(keys.secrets, row.event_id, row.payload, attemptedAt, keys.ed25519),
-      },
+      headers,
       body: row.payload,
       limits: { ...ANSWER_LIMITS.webhookReceiver, timeoutMs: config.webhooks.timeoutMs },
       policy: config.outbound,
@@ -153,6 +158,38 @@ async function sendEnvelope(
 }
 
 /**
+ * Sends the signed envelope: POSTed to an endpoint's URL, or, for the account's listener, down the
+ * `vp listen` socket this process holds (listeners.ts), which POSTs it to the developer's local URL.
+ */
+async function sendEnvelope(
+  deps: AttemptDeps,
+  row: DeliveryRow,
+  input: AttemptInput,
+  headers: Record<string, string>,
+): Promise<SendResult> {
+  if (row.kind !== 'listener') return postEnvelope(deps.config, row, headers);
+  const delivery = {
+    type: 'delivery' as const,
+    deliveryId: input.deliveryId,
+    attempt: input.attempt,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    headers,
+    body: row.payload,
+  };
+  if (!deps.listeners) return { latencyMs: 0, error: LISTENER_NOT_CONNECTED };
+  return deps.listeners.forward(row.webhook_id, delivery, deps.config.webhooks.timeoutMs);
+}
+
+/** What an attempt runs with; `listeners`, where this process holds `vp listen` sockets. */
+export interface AttemptDeps {
+  knex: Knex;
+  encryptor: Encryptor;
+  config: Config;
+  listeners?: WebhookListeners;
+}
+
+/**
  * One delivery attempt: load the delivery with its event and webhook (one query), sign the stored
  * envelope bytes (HMAC `v1`, or Ed25519 `v1a`), POST them through the SSRF guard, then record the
  * attempt, the delivery's new state and the webhook's health in one transaction, disabling the
@@ -160,10 +197,7 @@ async function sendEnvelope(
  * again, and a delivery that is no longer pending (disabled, deleted) is not sent at all; one whose
  * webhook is disabled answers `endpoint_disabled`, so its workflow ends.
  */
-export async function attemptDelivery(
-  deps: { knex: Knex; encryptor: Encryptor; config: Config },
-  input: AttemptInput,
-): Promise<AttemptOutcome> {
+export async function attemptDelivery(deps: AttemptDeps, input: AttemptInput): Promise<AttemptOutcome> {
   const { knex, encryptor, config } = deps;
   const { rows } = await knex.raw<{ rows: DeliveryRow[] }>(LOAD, [input.deliveryId]);
   const row = rows[0];
@@ -188,7 +222,7 @@ export async function attemptDelivery(
 
   const keys = { secrets: signingSecrets(encryptor, row), ed25519: signingKey(encryptor, row) };
   const attemptedAt = new Date();
-  const sent = await sendEnvelope(config, row, input, keys, attemptedAt);
+  const sent = await sendEnvelope(deps, row, input, envelopeHeaders(row, input, keys, attemptedAt));
   const { statusCode, latencyMs, error } = sent;
   const success = error === undefined;
   const status: DeliveryStatus = success ? 'delivered' : input.final ? 'failed' : 'pending';
@@ -215,7 +249,8 @@ export async function attemptDelivery(
     responseBody: sent.responseBody ?? null,
     status,
     nextAttemptAt,
-    test: row.test,
+    // a listener's attempts say how the developer's local server answered: not the webhook's health
+    test: row.test || row.kind === 'listener',
   });
   return { status: disabled ? 'endpoint_disabled' : status, statusCode, latencyMs, error };
 }

@@ -6,6 +6,7 @@ import { Event } from '../events/event.entity';
 import { conflict, notFound } from '../http/errors';
 import { Delivery, DeliveryAttempt } from './delivery.entity';
 import { startDeliveryWorkflow } from './delivery-workflows';
+import { Webhook } from './webhook.entity';
 import type { ListDeliveriesInput } from './webhooks.schemas';
 import { findWebhook } from './webhooks.service';
 
@@ -80,13 +81,18 @@ export async function getDelivery(
 
 /** Starts a just-committed delivery's workflow and records the start; the dispatcher retries it otherwise. */
 export async function startDeliveryNow(ctx: AppContext, delivery: Delivery, singleAttempt: boolean) {
+  // a listener's (vp listen) goes once, to the process holding its socket
+  const listener = await ctx.orm.em
+    .fork()
+    .findOne(Webhook, { id: delivery.webhookId, kind: 'listener' }, { fields: ['listenerTaskQueue'] });
   const handle = await startDeliveryWorkflow(ctx.temporal, ctx.config, {
     id: delivery.id,
     accountId: delivery.account,
     webhookId: delivery.webhookId,
     eventId: delivery.eventId,
     eventType: delivery.eventType,
-    singleAttempt,
+    singleAttempt: singleAttempt || listener !== null,
+    listenerTaskQueue: listener?.listenerTaskQueue ?? undefined,
   });
   await ctx.orm.em
     .getConnection()

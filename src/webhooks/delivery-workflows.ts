@@ -10,8 +10,10 @@ export interface DeliveryToStart {
   webhookId: string;
   eventId: string;
   eventType: string;
-  /** One attempt only (POST /webhooks/:id/test). */
+  /** One attempt only (POST /webhooks/:id/test, and a listener's: nothing waits for a listener). */
   singleAttempt?: boolean;
+  /** A listener's delivery: the task queue of the API process holding its `vp listen` socket. */
+  listenerTaskQueue?: string;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function startDeliveryWorkflow(temporal: Client, config: Config, d:
           deliveryId: d.id,
           retryDelaysSeconds: d.singleAttempt ? [0] : config.webhooks.retryDelaysSeconds,
           attemptTimeoutMs: config.webhooks.timeoutMs,
+          ...(d.listenerTaskQueue ? { listenerTaskQueue: d.listenerTaskQueue } : {}),
         },
       ],
       typedSearchAttributes: [

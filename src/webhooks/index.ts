@@ -1,1 +1,2 @@
+export { LISTEN_PATH, type WebhookListenStreams, webhookListenStreams } from './listen-server';
 export { webhookPreviousSecretAad, webhookSecretAad, webhookSigningKeyAad } from './webhook.entity';

@@ -49,6 +49,8 @@ interface UnstartedRecovery {
 interface UnstartedDelivery {
   id: string;
   account_id: string;
+  listener: boolean;
+  listener_task_queue: string | null;
   webhook_id: string;
   event_id: string;
   event_type: string;
@@ -89,9 +91,12 @@ export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): Ou
     async startPending(startClaimed) {
       const deliveries = await startClaimed<UnstartedDelivery>({
         table: 'deliveries',
-        claimSql: `select id, account_id, webhook_id, event_id, event_type, test from deliveries
-           where workflow_started_at is null and status = 'pending'
-           order by created_at limit ? for update skip locked`,
+        // a listener's delivery goes to the task queue of the API process holding its socket
+        claimSql: `select id, account_id, webhook_id, event_id, event_type, test,
+             (select w.listener_task_queue from webhooks w where w.id = d.webhook_id and w.kind = 'listener') as listener_task_queue,
+             exists (select 1 from webhooks w where w.id = d.webhook_id and w.kind = 'listener') as listener
+           from deliveries d where workflow_started_at is null and status = 'pending'
+           order by created_at limit ? for update of d skip locked`,
         bindings: [OUTBOX_BATCH],
         start: (r) =>
           startDeliveryWorkflow(temporal, config, {
@@ -100,7 +105,8 @@ export function createWebhookOutboxHandler({ temporal, config }: OutboxDeps): Ou
             webhookId: r.webhook_id,
             eventId: r.event_id,
             eventType: r.event_type,
-            singleAttempt: r.test,
+            singleAttempt: r.test || r.listener,
+            listenerTaskQueue: r.listener ? (r.listener_task_queue ?? undefined) : undefined,
           }),
       });
       const recoveries = await startClaimed<UnstartedRecovery>({

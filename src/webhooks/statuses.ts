@@ -19,3 +19,7 @@ export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 /** A recovery's status: `running` while it queues re-sends, then `completed` or `canceled`. */
 export const RECOVERY_STATUSES = ['running', 'completed', 'canceled'] as const;
 export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
+
+/** A webhook's kind: an `endpoint` (its URL), or the account's `listener` (a connected `vp listen`). */
+export const WEBHOOK_KINDS = ['endpoint', 'listener'] as const;
+export type WebhookKind = (typeof WEBHOOK_KINDS)[number];

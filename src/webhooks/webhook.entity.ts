@@ -3,7 +3,7 @@ import { newId } from '../common/ids';
 import type { Environment } from '../common/owner';
 import { ownedResourceProperties, timestampProperties } from '../db/entity-properties';
 
-import type { DisabledReason, SigningAlgorithm, WebhookStatus } from './statuses';
+import type { DisabledReason, SigningAlgorithm, WebhookKind, WebhookStatus } from './statuses';
 
 /**
  * A webhook subscription (`wh_…`). The signing secret is stored encrypted; after a rotation the
@@ -25,7 +25,10 @@ export class Webhook {
     | 'disabledReason'
     | 'signingAlgorithm'
     | 'signingPublicKey'
-    | 'signingKeyCiphertext';
+    | 'signingKeyCiphertext'
+    | 'kind'
+    | 'listenerTaskQueue'
+    | 'listenerConnectionId';
   id: string = newId('wh');
   account!: string;
   environment!: Environment;
@@ -52,6 +55,12 @@ export class Webhook {
   signingPublicKey?: string | null;
   /** The Ed25519 private key (PKCS#8 DER, base64), encrypted. */
   signingKeyCiphertext?: string | null;
+  /** `endpoint`, or the account's `listener`: its deliveries go down a `vp listen` WebSocket. */
+  kind: WebhookKind = 'endpoint';
+  /** A listener's: the task queue of the API process holding its socket (null while none is). */
+  listenerTaskQueue?: string | null;
+  /** A listener's: the connection holding it (a newer one takes over). */
+  listenerConnectionId?: string | null;
   createdAt: Date = new Date();
   updatedAt: Date = new Date(this.createdAt);
 }
@@ -77,6 +86,9 @@ export const WebhookSchema = new EntitySchema<Webhook>({
     signingAlgorithm: { type: 'string', length: 16, default: 'hmac-sha256' },
     signingPublicKey: { type: 'text', nullable: true },
     signingKeyCiphertext: { type: 'text', nullable: true },
+    kind: { type: 'string', length: 16, default: 'endpoint' },
+    listenerTaskQueue: { type: 'string', length: 200, nullable: true },
+    listenerConnectionId: { type: 'string', length: 40, nullable: true },
     ...timestampProperties(),
   },
 });

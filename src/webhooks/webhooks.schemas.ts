@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../events/catalog';
 import { envelopeOf, pagedEnvelopeOf, paginationQuery, timestamp } from '../http/envelope';
-import { DELIVERY_STATUSES, DISABLED_REASONS, SIGNING_ALGORITHMS, WEBHOOK_STATUSES } from './statuses';
+import {
+  DELIVERY_STATUSES,
+  DISABLED_REASONS,
+  SIGNING_ALGORITHMS,
+  WEBHOOK_KINDS,
+  WEBHOOK_STATUSES,
+} from './statuses';
 
 const eventTypes = z
   .array(z.enum(EVENT_TYPES))
@@ -83,6 +89,10 @@ export const DeliveryParams = z.object({ id: z.string().max(64), deliveryId: z.s
 
 const webhookBase = {
   id: z.string().meta({ example: 'wh_3kTq…' }),
+  kind: z.enum(WEBHOOK_KINDS).meta({
+    description:
+      '`endpoint` (deliveries POSTed to its URL), or the account’s `listener`: deliveries go down the WebSocket of a connected `vp listen` (enabled only while one is connected)',
+  }),
   name: z.string(),
   url: z.string(),
   events: z.array(z.string()),

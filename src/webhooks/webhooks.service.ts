@@ -41,6 +41,7 @@ function disablesAt(w: Webhook, config: Config): string | null {
 function summary(w: Webhook, config: Config, lastDeliveredAt: Date | string | null = null) {
   return {
     id: w.id,
+    kind: w.kind,
     name: w.name,
     url: w.url,
     events: w.events,

@@ -252,6 +252,17 @@ describe('the production topology, from nothing', () => {
       outageSeconds: 4,
       drainSeconds: 180,
     });
+    // seconds until each part of the probe succeeded again after each fault: what a slow recovery was
+    console.log(
+      recoveries
+        .map(
+          (r) =>
+            `${r.fault}: ${Object.entries(r.parts)
+              .map(([p, s]) => `${p} ${s.toFixed(1)} s`)
+              .join(', ')}`,
+        )
+        .join('\n'),
+    );
     expect(recoveries.map((r) => r.fault)).toEqual([
       'a conversations pool worker SIGKILLed',
       'a deliveries pool worker SIGKILLed',

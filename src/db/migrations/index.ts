@@ -35,6 +35,7 @@ import { Migration20261129150000WarmTransfers } from './Migration20261129150000W
 import { Migration20261129160000Knowledge } from './Migration20261129160000Knowledge';
 import { Migration20261129170000WebhookHealing } from './Migration20261129170000WebhookHealing';
 import { Migration20261129180000KnowledgeEmbeddings } from './Migration20261129180000KnowledgeEmbeddings';
+import { Migration20261130090000WebhookListeners } from './Migration20261130090000WebhookListeners';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -74,4 +75,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129160000Knowledge', class: Migration20261129160000Knowledge },
   { name: 'Migration20261129170000WebhookHealing', class: Migration20261129170000WebhookHealing },
   { name: 'Migration20261129180000KnowledgeEmbeddings', class: Migration20261129180000KnowledgeEmbeddings },
+  { name: 'Migration20261130090000WebhookListeners', class: Migration20261130090000WebhookListeners },
 ];
