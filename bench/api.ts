@@ -4,7 +4,8 @@
  * (bare Express running the same two queries through `pg` on a pool of the same size), same machine,
  * same run. Prints req/s, p50, p99 and the ratios (target: >= 70 % of the floor's throughput, p99
  * <= 1.5x the floor's); then p50/p99 of the authenticated route at a constant 200 req/s
- * (open loop, evenly paced; see constantRate in bench/support.ts).
+ * (open loop, evenly paced; see constantRate in bench/support.ts); then the SDK's overhead over a
+ * bare fetch of the same request (bench/sdk-overhead.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import autocannon from 'autocannon';
 import { signDevToken } from '../src/auth/dev-idp';
 import { createLogger } from '../src/logging/logger';
 import { startTemporalDevServer } from '../src/temporal/dev-server';
+import { sdkOverhead } from './sdk-overhead';
 import { benchWorkspace, constantRate } from './support';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -107,6 +109,7 @@ async function main(): Promise<void> {
       connections: 10,
     });
     const paced = { ...pacedRun, non2xx: pacedRun.bad };
+    const sdk = await sdkOverhead(base, key);
 
     const line = (name: string, r: Awaited<ReturnType<typeof run>>) =>
       `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms   non-2xx ${r.non2xx}/${r.total}`;
@@ -126,6 +129,13 @@ async function main(): Promise<void> {
       `authenticated/floor: ${(ofFloor * 100).toFixed(1)}% of its throughput (target >= 70%: ${ofFloor >= 0.7 ? 'met' : 'NOT met'}), p99 ${p99Ratio.toFixed(2)}x the floor's (target <= 1.5x: ${p99Ratio <= 1.5 ? 'met' : 'NOT met'})`,
     );
     console.log(`p99 at 200 req/s: ${paced.p99} ms (target < 25 ms)`);
+    const ms = (v: number) => `${v.toFixed(2)} ms`;
+    console.log(
+      `\nthe SDK over a bare fetch, the same GET one at a time (${sdk.sdk.n} each, interleaved): fetch p50 ${ms(sdk.fetch.p50)} p95 ${ms(sdk.fetch.p95)}; client.secrets.list() p50 ${ms(sdk.sdk.p50)} p95 ${ms(sdk.sdk.p95)}`,
+    );
+    console.log(
+      `SDK overhead at p50: ${ms(sdk.overheadP50)} (target <= 1 ms: ${sdk.overheadP50 <= 1 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     child.kill('SIGTERM');
     await temporal.stop();

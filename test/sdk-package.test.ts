@@ -12,7 +12,7 @@ const run = (command: string, args: string[], options: { cwd: string; env?: Node
 
 /**
  * The SDK as it is published: `npm run build -w sdk`, `npm pack` in sdk/, the tarball unpacked into
- * a fresh project in a temporary directory (as npm would install it: it has no dependencies), then
+ * a fresh project in a temporary directory (as npm would install it, with its one dependency), then
  * imported there as an ES module and as CommonJS, type-checked as both, and the README's quickstart
  * run verbatim against a running platform.
  */
@@ -38,6 +38,10 @@ describe('the SDK package', () => {
         cwd: project,
       },
     );
+    // its one dependency (`ws`, for the CLI's `vp listen`), as npm would install it beside
+    fs.cpSync(path.join(ROOT, 'node_modules', 'ws'), path.join(project, 'node_modules', 'ws'), {
+      recursive: true,
+    });
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
   }, 300_000);
   afterAll(async () => {

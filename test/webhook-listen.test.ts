@@ -107,7 +107,9 @@ describe('vp listen: GET /api/v2/developers/webhooks/listen', () => {
     const missed = await trigger('session.started');
     expect(missed.matchingWebhooks).not.toContain(webhookId);
     const knex = app.ctx.orm.em.getConnection().getKnex();
-    await eventually(async () => (await knex('events').where({ id: missed.event.id }).first())?.dispatched_at);
+    await eventually(
+      async () => (await knex('events').where({ id: missed.event.id }).first())?.dispatched_at,
+    );
     expect(await knex('deliveries').where({ event_id: missed.event.id, webhook_id: webhookId })).toEqual([]);
 
     // the same endpoint and secret next time: the secret is not sent again

@@ -14,6 +14,7 @@ import {
   LOCAL_POSTGRES,
 } from '../../src/temporal/cluster/schema';
 import { startTemporalCluster, type TemporalCluster } from '../../src/temporal/cluster/temporal-cluster';
+import { probeEventTimeline } from '../support/cluster-chaos/probe-timeline';
 import { runClusterChaos } from '../support/cluster-chaos/run';
 import { type DatabaseProxy, startDatabaseProxy } from '../support/db-proxy';
 import { startLlmDouble } from '../support/llm-double';
@@ -235,7 +236,12 @@ describe('the production topology, from nothing', () => {
   }, 300_000);
 
   it('completes every acknowledged request exactly once while each kind of process dies and the database is cut, under load', async () => {
-    const { recoveries, tally } = await runClusterChaos({
+    const timeline = () =>
+      probeEventTimeline(`postgres://postgres@127.0.0.1:5432/${platformDb}`).then(
+        console.log,
+        () => undefined,
+      );
+    const chaos = runClusterChaos({
       apis: [apiOne(), apiTwo()],
       token,
       key,
@@ -252,6 +258,11 @@ describe('the production topology, from nothing', () => {
       outageSeconds: 4,
       drainSeconds: 180,
     });
+    const { recoveries, tally } = await chaos.catch(async (error) => {
+      await timeline();
+      throw error;
+    });
+    if (recoveries.some((r) => r.parts.event > 30)) await timeline();
     // seconds until each part of the probe succeeded again after each fault: what a slow recovery was
     console.log(
       recoveries

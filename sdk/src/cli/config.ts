@@ -13,6 +13,11 @@ import { UsageError } from './command';
 export interface StoredConfig {
   apiKey?: string;
   baseUrl?: string;
+  /**
+   * The signing secrets `vp listen` was given, by base URL then webhook id: the platform shows a
+   * listening endpoint's secret once, when it creates it.
+   */
+  listenSecrets?: Record<string, Record<string, string>>;
 }
 
 export interface Credentials {
@@ -46,11 +51,30 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): StoredConfig {
   }
   const record = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
   const nonEmpty = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
-  return { apiKey: nonEmpty(record.apiKey), baseUrl: nonEmpty(record.baseUrl) };
+  const secrets = listenSecretsOf(record.listenSecrets);
+  return {
+    apiKey: nonEmpty(record.apiKey),
+    baseUrl: nonEmpty(record.baseUrl),
+    ...(secrets ? { listenSecrets: secrets } : {}),
+  };
+}
+
+/** The stored `listenSecrets`, keeping only string secrets; undefined when there are none. */
+function listenSecretsOf(value: unknown): StoredConfig['listenSecrets'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const secrets: Record<string, Record<string, string>> = {};
+  for (const [baseUrl, byWebhook] of Object.entries(value)) {
+    if (typeof byWebhook !== 'object' || byWebhook === null) continue;
+    const kept = Object.entries(byWebhook as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '',
+    );
+    if (kept.length > 0) secrets[baseUrl] = Object.fromEntries(kept);
+  }
+  return Object.keys(secrets).length > 0 ? secrets : undefined;
 }
 
 /** Writes the config: the directory 0700, the file 0600 (written whole, then renamed into place). */
-export function writeConfig(config: Required<StoredConfig>, env: NodeJS.ProcessEnv = process.env): string {
+export function writeConfig(config: StoredConfig, env: NodeJS.ProcessEnv = process.env): string {
   const file = configPath(env);
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   chmodSync(dirname(file), 0o700);
@@ -59,6 +83,37 @@ export function writeConfig(config: Required<StoredConfig>, env: NodeJS.ProcessE
   chmodSync(partial, 0o600);
   renameSync(partial, file);
   return file;
+}
+
+/** The signing secret `vp listen` stored for a webhook of the platform at `baseUrl`. */
+export function storedListenSecret(
+  baseUrl: string,
+  webhookId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  return readConfig(env).listenSecrets?.[baseUrl]?.[webhookId];
+}
+
+/** The stored `vp listen` secrets, for a new login to keep (none when the file is unreadable). */
+export function keptListenSecrets(env: NodeJS.ProcessEnv = process.env): StoredConfig['listenSecrets'] {
+  try {
+    return readConfig(env).listenSecrets;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores a listening endpoint's signing secret beside the login (the file stays 0600). */
+export function storeListenSecret(
+  baseUrl: string,
+  webhookId: string,
+  secret: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const config = readConfig(env);
+  const secrets = config.listenSecrets ?? {};
+  secrets[baseUrl] = { ...secrets[baseUrl], [webhookId]: secret };
+  return writeConfig({ ...config, listenSecrets: secrets }, env);
 }
 
 /** A base URL given by the user: an http(s) origin (a path is kept), without the trailing slash. */

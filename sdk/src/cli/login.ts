@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { VoicePlatform } from '../client';
 import { ForbiddenError } from '../errors';
 import { type CliCommand, parseCommandArgs, UsageError } from './command';
-import { DEFAULT_BASE_URL, normalizeBaseUrl, readConfig, writeConfig } from './config';
+import { DEFAULT_BASE_URL, keptListenSecrets, normalizeBaseUrl, readConfig, writeConfig } from './config';
 
 const HELP = `Usage: vp login [--api-key KEY] [--base-url URL]
 
@@ -92,7 +92,7 @@ export const loginCommand: CliCommand = {
     const apiKey = (parsed.values['api-key'] ?? (await readKeyFromStdin())).trim();
     if (!apiKey) throw new UsageError('No API key: give --api-key or type it on stdin');
     const note = await verifyKey(apiKey, baseUrl);
-    const file = writeConfig({ apiKey, baseUrl });
+    const file = writeConfig({ apiKey, baseUrl, listenSecrets: keptListenSecrets() });
     process.stdout.write(`Logged in to ${baseUrl} with ${maskKey(apiKey)}\nSaved to ${file}\n`);
     if (note) process.stderr.write(`vp: note: ${note}\n`);
     if (env.VP_API_KEY?.trim())

@@ -5,19 +5,18 @@
  */
 import { callCommand } from './call';
 import { type CliCommand, describeError, UsageError } from './command';
+import { listenCommand } from './listen';
 import { loginCommand } from './login';
 import { logsTailCommand } from './logs-tail';
 import { sessionsTailCommand } from './sessions-tail';
 import { triggerCommand } from './trigger';
 
-/**
- * Every command, in the order `vp --help` lists them. `vp listen` is not here yet: the listen work
- * (sdk/src/cli/listen.ts) registers its command in this table.
- */
+/** Every command, in the order `vp --help` lists them. */
 const COMMANDS: CliCommand[] = [
   loginCommand,
   triggerCommand,
   logsTailCommand,
+  listenCommand,
   sessionsTailCommand,
   callCommand,
 ];
