@@ -164,3 +164,47 @@ test("edit a webhook's name, URL, events and persona filter; the page offers rec
   await page.getByRole('radiogroup', { name: 'Language' }).getByText('Python').click();
   await expect(snippet).toContainText('hmac.compare_digest');
 });
+
+test('a failing webhook shows its countdown to disabling; Recover re-sends the event it missed', async ({
+  page,
+}) => {
+  const email = newEmail('webhook-heal');
+  const key = await apiKey(email, 'test');
+  const receiver = await startReceiver();
+  try {
+    receiver.respond([], 500); // every attempt fails until the receiver is fixed
+    const created = await api('POST', '/api/v2/developers/webhooks', {
+      token: key,
+      body: { name: 'flaky', url: receiver.url, events: ['session.started'] },
+    });
+    const id = created.body.data.id as string;
+    const triggered = await api('POST', '/api/v2/developers/events/trigger', {
+      token: key,
+      body: { type: 'session.started' },
+    });
+    const eventId = triggered.body.data.event.id as string;
+    // its delivery fails every attempt (the tests' short schedule): the webhook is failing
+    await expect(async () => {
+      const hook = (await api('GET', `/api/v2/developers/webhooks/${id}`, { token: key })).body.data;
+      expect(hook.status).toBe('failing');
+    }).toPass({ timeout: 60_000 });
+
+    await signIn(page, email, '/console/webhooks');
+    await page.getByRole('radiogroup', { name: 'Environment' }).getByText('Test').click();
+    await page.getByRole('link', { name: 'flaky' }).click();
+    const countdown = page.getByTestId('disable-countdown');
+    await expect(countdown).toContainText('Attempts are failing');
+    await expect(countdown).toContainText(/disabled in \d+ d \d+ h/);
+    await expectAccessible(page, 'failing webhook');
+
+    // the receiver is fixed: Recover sends the missed event again, once, under its own id
+    receiver.respond([], 200);
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Recover missed events' }).click();
+    await expect(page.getByTestId('recovery-progress')).toContainText('1 of 1 sent', { timeout: 60_000 });
+    await expect(() => expect(receiver.requests.length).toBe(before + 1)).toPass({ timeout: 30_000 });
+    expect(JSON.parse(receiver.requests.at(-1)!.rawBody).id).toBe(eventId);
+  } finally {
+    await receiver.close();
+  }
+});
