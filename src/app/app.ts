@@ -51,6 +51,10 @@ export function createApp(ctx: AppContext): {
   app.set('trust proxy', ctx.config.trustProxy.length ? ctx.config.trustProxy : false);
 
   app.use(httpTelemetry); // a span and the request metrics for every request, whatever answers it
+  // the request log's fields are the request's id, method, path, status and duration, never a
+  // credential: its logger skips the redaction pass every other log line gets (a tenth of the
+  // authenticated read's throughput on bench:api)
+  const requestLog = ctx.logger.child({}, { redact: { paths: [] } });
   exportEveryQueue(ctx);
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
@@ -60,7 +64,7 @@ export function createApp(ctx: AppContext): {
     const started = process.hrtime.bigint();
     res.locals.startedAt = started; // console analytics: latency from arrival
     res.on('finish', () => {
-      ctx.logger.info(
+      requestLog.info(
         {
           requestId: id,
           method: req.method,
