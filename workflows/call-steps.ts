@@ -1,5 +1,12 @@
-import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { PlaceOutcome } from '../src/telephony/calls/call-steps';
 
 /**
  * The call's steps: local activities, run by the worker that runs the call (the conversations pool
@@ -24,3 +31,28 @@ export function callSteps(input: { carrierTimeoutMs: number }) {
 }
 
 export type CallSteps = ReturnType<typeof callSteps>['steps'];
+
+/** Placing attempts while the carrier is never asked (no connection): 1 s apart, doubling. */
+const PLACE_ATTEMPTS = 5;
+
+/**
+ * Places the call, trying again while the carrier could not even be asked (the request never left:
+ * nothing was placed), up to PLACE_ATTEMPTS; a stop asked meanwhile (a hang-up) ends the tries, so
+ * no call is placed after it. Answers the outcome, `stopped`, or `failed` when placing failed for
+ * good (every attempt unasked, or the activity's own retries spent: the database down).
+ */
+export async function placeUnlessStopped(
+  placeCall: ReturnType<typeof callSteps>['placeCall'],
+  callId: string,
+  stopped: () => boolean,
+): Promise<Exclude<PlaceOutcome, { outcome: 'not_asked' }> | 'stopped' | 'failed'> {
+  for (let attempt = 1; ; attempt++) {
+    const placed = await placeCall({ callId }).catch((error: unknown) => {
+      if (error instanceof ActivityFailure) return 'failed' as const;
+      throw error;
+    });
+    if (placed === 'failed' || placed.outcome !== 'not_asked') return placed;
+    if (attempt >= PLACE_ATTEMPTS) return 'failed';
+    if (await condition(stopped, 1000 * 2 ** (attempt - 1))) return 'stopped';
+  }
+}

@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   condition,
   deprecatePatch,
@@ -16,7 +15,7 @@ import {
   isTerminal,
 } from '../src/telephony/calls/call-statuses';
 import { CallStatusKey } from '../src/temporal/search-attributes';
-import { type CallSteps, callSteps } from './call-steps';
+import { type CallSteps, callSteps, placeUnlessStopped } from './call-steps';
 import { setTransferHandlers } from './call-transfers';
 import {
   answeredBySignal,
@@ -114,14 +113,11 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
   };
 
   if (input.direction === 'outbound') {
-    // placing failed for good (every attempt found the carrier unreachable, or the database down):
-    // the call ends as failed rather than the workflow, so its row and its campaign hear of it
-    const placed = await placeCall({ callId: input.callId }).catch((error: unknown) => {
-      if (error instanceof ActivityFailure) return undefined;
-      throw error;
-    });
-    if (!placed) {
-      await finish('failed', 'carrier_unreachable');
+    // placing failed for good (the carrier never reachable, or the database down), or a hang-up
+    // came while it could not be: the call ends so, never its workflow, and its row hears of it
+    const placed = await placeUnlessStopped(placeCall, input.callId, () => stopReason !== undefined);
+    if (placed === 'stopped' || placed === 'failed') {
+      await finish(stopReason ? 'canceled' : 'failed', stopReason ?? 'carrier_unreachable');
       return state;
     }
     if (placed.outcome === 'placed') state.carrierCallId = placed.carrierCallId;

@@ -16,11 +16,15 @@ import {
 import type { CallStatus } from './call-statuses';
 import { mintStreamToken } from './stream-token';
 
-/** How placing a call went: placed (the carrier's id), refused (nothing placed, why), or unknown. */
+/**
+ * How placing a call went: placed (the carrier's id), refused (nothing placed, why), unknown, or
+ * not asked (the request never left: nothing placed, the row unmarked, another attempt may place it).
+ */
 export type PlaceOutcome =
   | { outcome: 'placed'; carrierCallId: string }
   | { outcome: 'refused'; reason: string }
-  | { outcome: 'unknown'; reason: string };
+  | { outcome: 'unknown'; reason: string }
+  | { outcome: 'not_asked'; reason: string };
 
 interface CallRow {
   id: string;
@@ -62,7 +66,8 @@ async function carrierOfNumber(ctx: CoreContext, phoneNumberId: string) {
  * it marked (a retry after the first one's answer was lost) asks nothing: it answers the carrier's
  * id if the first one recorded it, else `unknown`, and the workflow waits for the carrier's status
  * callback. A 4xx is `refused`; a timeout, a 5xx or a broken connection `unknown`; a request that
- * never left whole (no connection) lifts the mark and fails the attempt, so a retry places the call.
+ * never left whole (no connection) lifts the mark and answers `not_asked`: the workflow tries again
+ * later unless the call was hung up meanwhile (workflows/call-steps.ts).
  */
 export async function placeCallOnce(ctx: CoreContext, input: { callId: string }): Promise<PlaceOutcome> {
   const knex = knexOf(ctx);
@@ -105,11 +110,11 @@ export async function placeCallOnce(ctx: CoreContext, input: { callId: string })
   } catch (error) {
     if (error instanceof CarrierRefusedError) return { outcome: 'refused', reason: error.message };
     if (error instanceof CarrierNotAskedError) {
-      // nothing left for the carrier: the mark is lifted and the attempt fails, so the next one places
+      // nothing left for the carrier: the mark is lifted, so the workflow's next attempt places it
       await knex.raw('update calls set placing_started_at = null where id = ? and carrier_call_id is null', [
         call.id,
       ]);
-      throw error;
+      return { outcome: 'not_asked', reason: error.message };
     }
     if (error instanceof CarrierUnknownOutcomeError) return { outcome: 'unknown', reason: error.message };
     throw error;
