@@ -110,6 +110,9 @@ function devServerArgs(ip: string, ports: Ports, opts: DevServerOptions): string
     // Don't phone home to temporal.io for version checks.
     '--dynamic-config-value',
     'frontend.enableServerVersionCheck=false',
+    // Eager activity dispatch (off by default): as the cluster's dynamic config sets it.
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
     ...(opts.dbFilename ? ['--db-filename', opts.dbFilename] : []),
     ...Object.entries(opts.searchAttributes).flatMap(([name, type]) => [
       '--search-attribute',

@@ -24,6 +24,13 @@ export const TEMPORAL_DYNAMIC_CONFIG: Record<string, { value: YamlValue; why: st
     value: true,
     why: 'workflow updates (a session turn, a call hang-up): on by default in 1.29.1, pinned',
   },
+  'system.enableActivityEagerExecution': {
+    value: true,
+    why:
+      'eager activity dispatch: an activity scheduled on the queue of the worker that scheduled it ' +
+      '(a call placed, a webhook attempt) comes back in the workflow task reply, with no matching ' +
+      'round trip; off by default in 1.29.1',
+  },
 };
 
 /** The dynamic config file's content: `key: [{ value }]` for every setting (no constraints). */
