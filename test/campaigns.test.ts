@@ -135,6 +135,24 @@ describe('campaigns', () => {
       status: 'completed',
       outcomes: done.outcomes,
     });
+    // each call told the campaign it ended before recording its end (its slot is taken again
+    // sooner), and the campaign still ended only after every call's end was recorded
+    const history = await rig.app.ctx.temporal.workflow.getHandle(id).fetchHistory();
+    const told = (history.events ?? []).filter(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'campaignCallEnded',
+    );
+    expect(told).toHaveLength(n + 40);
+    const [order] = await sql.execute(
+      `select max(created_at) filter (where type = 'call.ended') as last_call_end,
+              max(created_at) filter (where type = 'campaign.completed') as completed
+         from events where type in ('call.ended', 'campaign.completed')
+          and payload::jsonb->'data'->>(case when type = 'call.ended' then 'callId' else 'campaignId' end)
+              = any(string_to_array(?, ','))`,
+      [[...callIds, id].join(',')],
+    );
+    expect(new Date(order.completed).getTime()).toBeGreaterThanOrEqual(
+      new Date(order.last_call_end).getTime(),
+    );
     rig.double.script({ outcome: 'answer' });
   }, 300_000);
 

@@ -1,12 +1,16 @@
 import {
   ActivityFailure,
   condition,
+  getExternalWorkflowHandle,
+  log,
   patched,
   proxyActivities,
   proxyLocalActivities,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { PlaceOutcome } from '../src/telephony/calls/call-steps';
+import { type CampaignCallEnded, campaignCallEndedSignal } from './messages';
 
 /**
  * The call's steps: local activities, run by the worker that runs the call (the conversations pool
@@ -55,4 +59,21 @@ export async function placeUnlessStopped(
     if (attempt >= PLACE_ATTEMPTS) return 'failed';
     if (await condition(stopped, 1000 * 2 ** (attempt - 1))) return 'stopped';
   }
+}
+
+/**
+ * A campaign's call tells its campaign it ended, before it records the end: the campaign frees the
+ * slot and places its next call while this one records (the end's transaction and `call.ended` are
+ * then off the campaign's path). Awaited, so the signal leaves with this workflow task and the end
+ * is recorded in the next one. A campaign run that is gone (it cannot be, while this call is open)
+ * is only logged.
+ */
+export async function tellParentOfEnd(end: CampaignCallEnded): Promise<void> {
+  const parent = workflowInfo().parent;
+  if (!parent) return;
+  await getExternalWorkflowHandle(parent.workflowId, parent.runId)
+    .signal(campaignCallEndedSignal, end)
+    .catch((error: unknown) =>
+      log.warn("the campaign was not told of the call's end", { error: String(error) }),
+    );
 }

@@ -1,5 +1,5 @@
 import { ChildWorkflowCancellationType, log, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { outcomeOfCall } from '../src/campaigns/call-outcomes';
+import { type CallEnd, outcomeOfCall } from '../src/campaigns/call-outcomes';
 import type { AttemptOutcome, ClaimedCall } from '../src/campaigns/campaign-steps';
 import {
   AccountIdKey,
@@ -24,17 +24,40 @@ export interface CampaignCallSettings {
 
 /**
  * A campaign's calls under way, each a child workflow (`phoneCallWorkflow`, workflow id = the call
- * id, on the conversations queue), and the outcomes of those that ended, until recorded. A child
- * is abandoned, never cancelled, with its parent: a campaign's end hangs up no one.
+ * id, on the conversations queue), and the outcomes of those that ended, until recorded. A call
+ * holds its slot until it says it ended (`campaignCallEndedSignal`, sent before it records its end)
+ * or its workflow completes, whichever comes first; its workflow stays open until it completes. A
+ * child is abandoned, never cancelled, with its parent: a campaign's end hangs up no one.
  */
 export class CampaignCalls {
+  /** Calls holding a slot. */
   private readonly running = new Map<string, ClaimedCall>();
+  /** Calls whose workflow has not completed yet (those holding a slot, and those recording their end). */
+  private readonly open = new Set<string>();
   private finished: AttemptOutcome[] = [];
 
   constructor(private readonly settings: CampaignCallSettings) {}
 
+  /** The slots taken: calls at the carrier now. */
   get inFlight(): number {
     return this.running.size;
+  }
+
+  /** Calls whose workflow has not completed: the campaign ends (or continues as new) only at 0. */
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  /** A call said it ended (`campaignCallEndedSignal`): its slot is free, its outcome to record. */
+  ended(callId: string, end: CallEnd): void {
+    this.settle(callId, outcomeOfCall(end));
+  }
+
+  private settle(callId: string, outcome: AttemptOutcome['outcome']): void {
+    const call = this.running.get(callId);
+    if (!call) return; // told already
+    this.running.delete(callId);
+    this.finished.push({ index: call.index, attempt: call.attempt, outcome });
   }
 
   get hasFinished(): boolean {
@@ -56,9 +79,10 @@ export class CampaignCalls {
   private async startOne(call: ClaimedCall): Promise<void> {
     const s = this.settings;
     this.running.set(call.callId, call);
+    this.open.add(call.callId);
     const settle = (outcome: AttemptOutcome['outcome']) => {
-      this.running.delete(call.callId);
-      this.finished.push({ index: call.index, attempt: call.attempt, outcome });
+      this.settle(call.callId, outcome);
+      this.open.delete(call.callId);
     };
     try {
       const child = await startChild<typeof phoneCallWorkflow>('phoneCallWorkflow', {
@@ -72,6 +96,7 @@ export class CampaignCalls {
             maxDurationS: s.maxDurationS,
             unconfirmedWaitS: s.unconfirmedWaitS,
             carrierTimeoutMs: s.carrierTimeoutMs,
+            tellsParentItsEnd: true,
           },
         ],
         parentClosePolicy: ParentClosePolicy.ABANDON,

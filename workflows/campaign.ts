@@ -14,6 +14,7 @@ import type { CampaignStatus } from '../src/campaigns/statuses';
 import { type CampaignCallSettings, CampaignCalls } from './campaign-calls';
 import {
   type CampaignState,
+  campaignCallEndedSignal,
   campaignStateQuery,
   cancelCampaignUpdate,
   pauseCampaignUpdate,
@@ -81,6 +82,9 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
     ended: null,
   };
   handleControls(input, steps, control, calls);
+  setHandler(campaignCallEndedSignal, ({ callId, status, endedReason }) =>
+    calls.ended(callId, { status, endedReason }),
+  );
 
   let seq = 0;
   let remaining = Number.POSITIVE_INFINITY;
@@ -111,8 +115,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
       else if (step.nextRetryAt !== null) dueAt = Math.min(dueAt, step.nextRetryAt);
       continue;
     }
-    if (calls.inFlight === 0 && (control.canceled || remaining === 0)) break;
-    if (calls.inFlight === 0 && rollover) {
+    if (calls.openCount === 0 && (control.canceled || remaining === 0)) break;
+    if (calls.openCount === 0 && rollover) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof campaignWorkflow>({
         ...input,
@@ -120,9 +124,13 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
       });
     }
     const seen = control.version;
+    const openSeen = calls.openCount;
     const wakeIn =
       placing || (!control.paused && !control.canceled && !window.open) ? wakeInMs(window, dueAt) : undefined;
-    await condition(() => calls.hasFinished || control.version !== seen, wakeIn);
+    await condition(
+      () => calls.hasFinished || control.version !== seen || calls.openCount !== openSeen,
+      wakeIn,
+    );
   }
   const { status } = await steps.finishCampaign({ campaignId: input.campaignId });
   control.ended = status;

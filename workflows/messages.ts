@@ -254,3 +254,13 @@ export const resumeCampaignUpdate = defineUpdate<CampaignState, []>('resume');
 export const cancelCampaignUpdate = defineUpdate<CampaignState, []>('cancel');
 /** The campaign's state (the Web UI's query tab, tests). */
 export const campaignStateQuery = defineQuery<CampaignState>('state');
+/**
+ * A campaign's call to its campaign, sent as the call ends and before its end is recorded: the
+ * carrier's call is over, so its slot is free (`status` and `endedReason` as the call will record).
+ */
+export interface CampaignCallEnded {
+  callId: string;
+  status: string;
+  endedReason: string | null;
+}
+export const campaignCallEndedSignal = defineSignal<[CampaignCallEnded]>('campaignCallEnded');

@@ -15,7 +15,7 @@ import {
   isTerminal,
 } from '../src/telephony/calls/call-statuses';
 import { CallStatusKey } from '../src/temporal/search-attributes';
-import { type CallSteps, callSteps, placeUnlessStopped } from './call-steps';
+import { type CallSteps, callSteps, placeUnlessStopped, tellParentOfEnd } from './call-steps';
 import { setTransferHandlers } from './call-transfers';
 import {
   answeredBySignal,
@@ -43,6 +43,8 @@ export interface PhoneCallInput {
   unconfirmedWaitS: number;
   /** CARRIER_TIMEOUT_MS: bounds the placing activity. */
   carrierTimeoutMs: number;
+  /** A campaign's call: tells its campaign it ended before recording the end (workflows/campaign-calls.ts). */
+  tellsParentItsEnd?: boolean;
 }
 
 /** How long a hang-up waits for the carrier's `completed` before the call is ended here. */
@@ -99,6 +101,7 @@ export async function phoneCallWorkflow(input: PhoneCallInput): Promise<CallStat
       deprecatePatch('call-finish-waits-for-session'); // retired: every open run has it
       await session.catch(() => undefined);
     }
+    if (input.tellsParentItsEnd) await tellParentOfEnd({ callId: input.callId, status, endedReason });
     await steps.finishCall({
       callId: input.callId,
       status,
