@@ -8,7 +8,7 @@ import {
   hasEmbeddingColumn,
   vectorSearch,
 } from './hybrid-retrieval';
-import { prefixQuery, preRankSql, queryParts, RANKED_CANDIDATES } from './search-query';
+import { PRE_RANK_SQL, prefixQuery, queryParts, RANKED_CANDIDATES } from './search-query';
 
 /** A chunk a turn retrieved: where it comes from, what it says, and how well it matched. */
 export interface RetrievedChunk {
@@ -26,8 +26,10 @@ const HYBRID_CANDIDATES = 20;
 
 /**
  * The search of one text-search language over its bases (the same query as GET
- * /knowledge-bases/:id/search): the current chunks matching the query, the RANKED_CANDIDATES best by
- * a cheap pre-rank (src/knowledge/search-query.ts), ranked by ts_rank_cd.
+ * /knowledge-bases/:id/search): the chunks matching the query, found through the GIN index alone
+ * (`matches` is materialized, so stale statistics cannot turn it into a walk of every chunk), kept
+ * at their source's current generation, the RANKED_CANDIDATES best by a cheap pre-rank
+ * (src/knowledge/search-query.ts), ranked by ts_rank_cd.
  */
 async function searchLanguage(knex: Knex, language: string, baseIds: string[], q: string, limit: number) {
   const { required, words } = queryParts(q);
@@ -37,15 +39,15 @@ async function searchLanguage(knex: Knex, language: string, baseIds: string[], q
        select websearch_to_tsquery(?::regconfig, ?) ||
               case when ? = '' then ''::tsquery
                    else websearch_to_tsquery(?::regconfig, ?) && to_tsquery(?::regconfig, ?) end as q,
-              websearch_to_tsquery(?::regconfig, ?) as strict,
-              array(select to_tsquery(?::regconfig, w || ':*') from unnest(?::text[]) with ordinality as u(w, n) order by n) as terms,
-              array(select to_tsquery(?::regconfig, w || ':*A') from unnest(?::text[]) with ordinality as u(w, n) order by n) as headings
-     ), candidates as (
-       select c.source_id, c.generation, c.ordinal
+              websearch_to_tsquery(?::regconfig, ?) as strict
+     ), matches as materialized (
+       select c.source_id, c.generation, c.ordinal, ${PRE_RANK_SQL} as pre
          from query, knowledge_chunks c
         where c.knowledge_base_id = any(?) and c.search @@ query.q
-          and (c.source_id, c.generation) in (select id, generation from knowledge_sources where knowledge_base_id = any(?))
-        order by ${preRankSql(words.length)} desc, c.source_id, c.ordinal
+     ), candidates as (
+       select m.source_id, m.generation, m.ordinal
+         from matches m join knowledge_sources s on s.id = m.source_id and s.generation = m.generation
+        order by m.pre desc, m.source_id, m.ordinal
         limit ?
      )
      select c.knowledge_base_id, c.source_id, s.name as source_name, c.ordinal, c.heading, c.text,
@@ -57,7 +59,7 @@ async function searchLanguage(knex: Knex, language: string, baseIds: string[], q
       limit ?`,
     [
       ...[language, q, prefix, language, required, language, prefix, language, q],
-      ...[language, words, language, words, baseIds, baseIds, Math.max(RANKED_CANDIDATES, limit), limit],
+      ...[baseIds, Math.max(RANKED_CANDIDATES, limit), limit],
     ],
   );
   return rows;
