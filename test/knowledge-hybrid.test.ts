@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { Owner } from '../src/common/owner';
 import { ConfigError, loadConfig } from '../src/config/env';
 import { embedTexts } from '../src/knowledge/embeddings';
+import { vectorSearchQuery } from '../src/knowledge/hybrid-retrieval';
 import { type RetrievedChunk, retrieveChunks } from '../src/knowledge/retrieval';
+import { vectorIndexName } from '../src/knowledge/vector-index';
 import {
   DOUBLE_DIMENSIONS,
   type EmbeddingsDouble,
@@ -75,6 +77,28 @@ describe('knowledge hybrid retrieval', () => {
       expect(r).toMatchObject({ model: 'text-embedding-3-small', authorization: 'Bearer sk-double-key' });
       expect(r.input.length).toBeLessThanOrEqual(64);
     }
+  });
+
+  it('indexes the vectors by their size (HNSW) at ingestion, and the vector search can use that index', async () => {
+    const name = vectorIndexName(DOUBLE_DIMENSIONS);
+    const { rows } = await knex.raw('select indisvalid from pg_index where indexrelid = to_regclass(?)', [
+      name,
+    ]);
+    expect(rows).toEqual([{ indisvalid: true }]);
+    // the search's SQL names the index's expression and predicate: with scans of the table
+    // discouraged (the handbook is small enough for the planner to prefer one), the index serves it
+    const plan = await knex.transaction(async (trx) => {
+      await trx.raw('set local enable_seqscan = off');
+      await trx.raw('set local enable_bitmapscan = off');
+      const { sql, bindings } = vectorSearchQuery(
+        [baseId],
+        embedDeterministically('Can I return a gift?'),
+        5,
+      );
+      const { rows: lines } = await trx.raw(`explain ${sql}`, bindings as Knex.RawBinding[]);
+      return lines.map((l: { 'QUERY PLAN': string }) => l['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain(`Index Scan using ${name}`);
   });
 
   it('finds the right section in the top 3 at least as often as full-text alone, on the 40 questions', async () => {

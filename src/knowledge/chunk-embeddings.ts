@@ -10,6 +10,7 @@ import {
 } from './embeddings';
 import { hasEmbeddingColumn } from './hybrid-retrieval';
 import type { IngestionRef } from './ingestion-steps';
+import { ensureVectorIndex } from './vector-index';
 
 type Ctx = Pick<CoreContext, 'orm' | 'config'>;
 
@@ -18,7 +19,8 @@ type Ctx = Pick<CoreContext, 'orm' | 'config'>;
  * each batch stored as it comes: run again after a crash or a provider failure, it goes on where it
  * stopped. Nothing to do without an embeddings provider or without the `embedding` column (no
  * pgvector). A provider outage (unreachable, 429, 5xx) is retryable, a refusal (4xx) final; either
- * way the workflow then makes the source ready, searched by full text (docs/knowledge.md).
+ * way the workflow then makes the source ready, searched by full text (docs/knowledge.md). Once its
+ * vectors are stored, the HNSW index of their size is made sure of (src/knowledge/vector-index.ts).
  */
 export async function embedSourceChunks(ctx: Ctx, ref: IngestionRef): Promise<{ embedded: number }> {
   const embeddings = ctx.config.knowledge.embeddings;
@@ -26,6 +28,7 @@ export async function embedSourceChunks(ctx: Ctx, ref: IngestionRef): Promise<{ 
   if (!embeddings || !(await hasEmbeddingColumn(knex))) return { embedded: 0 };
   let embedded = 0;
   let after = -1;
+  let dims = 0;
   for (;;) {
     const { rows } = await knex.raw<{ rows: { ordinal: number; heading: string | null; text: string }[] }>(
       `select ordinal, heading, text from knowledge_chunks
@@ -33,7 +36,10 @@ export async function embedSourceChunks(ctx: Ctx, ref: IngestionRef): Promise<{ 
         order by ordinal limit ?`,
       [ref.sourceId, ref.generation, after, EMBEDDING_BATCH_SIZE],
     );
-    if (!rows.length) return { embedded };
+    if (!rows.length) {
+      if (dims) await ensureVectorIndex(knex, dims);
+      return { embedded };
+    }
     let vectors: number[][];
     try {
       vectors = await embedTexts(embeddings, rows.map(chunkEmbeddingText));
@@ -50,6 +56,7 @@ export async function embedSourceChunks(ctx: Ctx, ref: IngestionRef): Promise<{ 
       [rows.map((r) => r.ordinal), vectors.map(vectorLiteral), ref.sourceId, ref.generation],
     );
     embedded += rows.length;
+    dims = vectors[0]?.length ?? dims;
     after = rows[rows.length - 1]!.ordinal;
   }
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { EmbeddingsConfig } from '../config/embeddings';
 import { embedTexts, vectorLiteral } from './embeddings';
+import { vectorIndexName, withIterativeScan } from './vector-index';
 
 /** A chunk row as a search answers it (full-text or vector), before it becomes a RetrievedChunk. */
 export interface ChunkRow {
@@ -36,9 +37,11 @@ export function hasEmbeddingColumn(knex: Knex): Promise<boolean> {
 
 /**
  * The `limit` current chunks of `baseIds` nearest to `vector` by cosine distance (score: 1 − the
- * distance): an exact scan of the bases' chunks that have a vector of the same length (a chunk
- * embedded by another model, before a change of EMBEDDINGS_MODEL, is left out until its source is
- * refreshed). The distance is computed once a chunk, and only the nearest are read whole.
+ * distance), among the chunks with a vector of the same length (a chunk embedded by another model,
+ * before a change of EMBEDDINGS_MODEL, is left out until its source is refreshed). With that
+ * length's HNSW index (src/knowledge/vector-index.ts) the nearest come from the index, scanned on
+ * until enough pass the bases and generations; without it, from an exact scan. Only the nearest are
+ * read whole.
  */
 export async function vectorSearch(
   knex: Knex,
@@ -46,15 +49,23 @@ export async function vectorSearch(
   vector: number[],
   limit: number,
 ): Promise<ChunkRow[]> {
-  const { rows } = await knex.raw<{ rows: ChunkRow[] }>(
-    `with current_sources as materialized (
+  const { sql, bindings } = vectorSearchQuery(baseIds, vector, limit);
+  const { rows } = await withIterativeScan(knex, (trx) => trx.raw<{ rows: ChunkRow[] }>(sql, bindings));
+  return rows;
+}
+
+/** vectorSearch's SQL and bindings (a test explains it). */
+export function vectorSearchQuery(baseIds: string[], vector: number[], limit: number) {
+  const dims = vector.length;
+  vectorIndexName(dims); // a vector size written into the SQL: checked to be one
+  const sql = `with current_sources as materialized (
        select id, generation, name from knowledge_sources where knowledge_base_id = any(?)
      ), nearest as (
-       select c.source_id, c.ordinal, c.embedding <=> ?::vector as distance
+       select c.source_id, c.ordinal, c.embedding::vector(${dims}) <=> ?::vector(${dims}) as distance
          from knowledge_chunks c
-        where c.knowledge_base_id = any(?) and vector_dims(c.embedding) = ?
+        where vector_dims(c.embedding) = ${dims} and c.knowledge_base_id = any(?)
           and (c.source_id, c.generation) in (select id, generation from current_sources)
-        order by distance, c.source_id, c.ordinal
+        order by c.embedding::vector(${dims}) <=> ?::vector(${dims})
         limit ?
      )
      select c.knowledge_base_id, c.source_id, s.name as source_name, c.ordinal, c.heading, c.text,
@@ -62,10 +73,9 @@ export async function vectorSearch(
        from nearest n
        join current_sources s on s.id = n.source_id
        join knowledge_chunks c on c.source_id = n.source_id and c.generation = s.generation and c.ordinal = n.ordinal
-      order by n.distance, c.source_id, c.ordinal`,
-    [baseIds, vectorLiteral(vector), baseIds, vector.length, limit],
-  );
-  return rows;
+      order by n.distance, c.source_id, c.ordinal`;
+  const literal = vectorLiteral(vector);
+  return { sql, bindings: [baseIds, literal, baseIds, literal, limit] };
 }
 
 /**
