@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { setAccountPlan } from '../accounts';
+import { accountPlanQuery, setAccountPlan } from '../accounts';
 import type { AdminAuth } from '../auth/admin-auth';
+import { accountChange } from '../auth/key-cache';
 import type { AppContext } from '../common/context';
 import { PLANS } from '../config/env';
 import type { ApiRoot } from '../http/api-router';
@@ -25,7 +26,16 @@ export function mountAdminRoutes(admin: ApiRoot<AdminAuth>, ctx: AppContext): vo
     body: PlanBody,
     success: { description: 'The new plan', schema: PlanResult },
     handler: async ({ params, body }) => {
+      // answered once every API instance's key cache has dropped the account's keys (as a revoke is)
+      const { sql, bindings } = accountPlanQuery(params.publisherId);
+      const { rows } = await ctx.orm.em
+        .getConnection()
+        .getKnex()
+        .raw<{ rows: { plan: string }[] }>(sql, bindings);
+      const since = ctx.keyCache.mark();
       const account = await setAccountPlan(ctx.orm.em, params.publisherId, body.plan);
+      if (rows[0] && rows[0].plan !== account.plan)
+        await ctx.keyCache.awaitChange(accountChange(account.id), since);
       return {
         success: true as const,
         publisherId: account.id,

@@ -4,6 +4,7 @@ import { Client, type Connection } from '@temporalio/client';
 import { testSessionDriver } from '../agent-tests';
 import { PostgresApiCallRecorder } from '../analytics/recorder';
 import { createIdTokenVerifier } from '../auth/id-token';
+import { KeyCache } from '../auth/key-cache';
 import type { AppContext } from '../common/context';
 import { ensurePrivateDir, ensurePrivateFile } from '../common/private-files';
 import { type Config, DEFAULT_DATABASE_URL } from '../config/env';
@@ -179,6 +180,8 @@ export async function buildContext(
       },
       tracing,
       apiCalls,
+      // embedded PGlite serves one connection: no LISTEN there, so no key cache either
+      keyCache: new KeyCache({ logger, listenUrl: deps.poolMax > 1 ? deps.databaseUrl : undefined }),
     };
     apiCalls.start();
     return {
@@ -186,6 +189,7 @@ export async function buildContext(
       metricsPort: telemetry.metricsPort,
       close: async () => {
         await ctx.apiCalls.close(); // the last counts, before the pool closes
+        await ctx.keyCache.close();
         await ctx.mcpConnections.close();
         await ctx.speech.close();
         await temporal.connection.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { IdTokenVerifier } from '../auth/id-token';
+import type { KeyCache } from '../auth/key-cache';
 import type { Config } from '../config/env';
 import type { Encryptor } from '../crypto/encryption';
 import type { Orm } from '../db/orm';
@@ -42,6 +43,8 @@ export interface AppContext {
   references: ReferenceChecks;
   /** Console analytics: platform API calls counted in memory, flushed every second and at close. */
   apiCalls: ApiCallRecorder;
+  /** API keys looked up lately, dropped on every change through LISTEN/NOTIFY (closed with the context). */
+  keyCache: KeyCache;
 }
 
 /** The part of the context that worker activities have too (no HTTP concerns). */

@@ -32,9 +32,12 @@ export function mountKeyRoutes(console: ApiRoot<ConsoleAuth>, ctx: AppContext): 
       description: 'Takes effect on the very next request, on every API instance.',
       params: KeyIdParams,
       success: { description: 'Revoked', schema: RevokedKey },
-      handler: async ({ auth, params }) => ({
-        success: true as const,
-        ...(await revokeKey(ctx.orm.em, auth.account.id, params.id)),
-      }),
+      handler: async ({ auth, params }) => {
+        // answered once every API instance's key cache has dropped the key (src/auth/key-cache.ts)
+        const since = ctx.keyCache.mark();
+        const { keyHash, ...revoked } = await revokeKey(ctx.orm.em, auth.account.id, params.id);
+        await ctx.keyCache.awaitChange(keyHash, since);
+        return { success: true as const, ...revoked };
+      },
     });
 }

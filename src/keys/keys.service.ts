@@ -42,16 +42,19 @@ export async function listKeys(em: EntityManager, accountId: string) {
 }
 
 /**
- * Revokes at once: the platform reads keys without caching, so the next request with it is refused.
- * One conditional update: of concurrent revokes of a key one revokes it, the others find it revoked (404).
+ * Revokes at once: the next request with the key is refused (docs/api-contract.md "API keys": the
+ * key caches hear it through a trigger; the route answers once every instance's cache dropped it). One
+ * conditional update: of concurrent revokes of a key one revokes it, the others find it revoked
+ * (404). Answers the key's hash too, for the route to wait on (never shown).
  */
 export async function revokeKey(em: EntityManager, accountId: string, keyId: string) {
   const revokedAt = new Date();
-  const revoked = await em.nativeUpdate(
-    ApiKey,
-    { id: keyId, account: accountId, revokedAt: null },
-    { revokedAt },
-  );
-  if (!revoked) throw notFound('API key');
-  return { id: keyId, revokedAt: revokedAt.toISOString() };
+  const rows: { key_hash: string }[] = await em
+    .getConnection()
+    .getKnex()('api_keys')
+    .where({ id: keyId, account_id: accountId, revoked_at: null })
+    .update({ revoked_at: revokedAt })
+    .returning('key_hash');
+  if (rows.length === 0) throw notFound('API key');
+  return { id: keyId, revokedAt: revokedAt.toISOString(), keyHash: rows[0].key_hash };
 }

@@ -33,8 +33,8 @@ const ensured = new WeakMap<Knex, Map<number, Promise<void>>>();
  */
 export function ensureVectorIndex(knex: Knex, dims: number): Promise<void> {
   if (dims > MAX_INDEXED_DIMS) return Promise.resolve();
-  let sizes = ensured.get(knex);
-  if (!sizes) ensured.set(knex, (sizes = new Map()));
+  const sizes = ensured.get(knex) ?? new Map<number, Promise<void>>();
+  ensured.set(knex, sizes);
   let done = sizes.get(dims);
   if (!done) {
     done = buildVectorIndex(knex, dims);

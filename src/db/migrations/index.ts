@@ -36,6 +36,7 @@ import { Migration20261129160000Knowledge } from './Migration20261129160000Knowl
 import { Migration20261129170000WebhookHealing } from './Migration20261129170000WebhookHealing';
 import { Migration20261129180000KnowledgeEmbeddings } from './Migration20261129180000KnowledgeEmbeddings';
 import { Migration20261130090000WebhookListeners } from './Migration20261130090000WebhookListeners';
+import { Migration20261130100000ApiKeyChanges } from './Migration20261130100000ApiKeyChanges';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -76,4 +77,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129170000WebhookHealing', class: Migration20261129170000WebhookHealing },
   { name: 'Migration20261129180000KnowledgeEmbeddings', class: Migration20261129180000KnowledgeEmbeddings },
   { name: 'Migration20261130090000WebhookListeners', class: Migration20261130090000WebhookListeners },
+  { name: 'Migration20261130100000ApiKeyChanges', class: Migration20261130100000ApiKeyChanges },
 ];
