@@ -14,6 +14,9 @@ RUN npm run build
 # --- runtime: production dependencies and dist/ only, as the non-root `node` user ---
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
+# A 32 MB young generation (V8's default is 16): fewer scavenges, the pauses that set the API's p99
+# (docs/performance.md "bench:api")
+ENV NODE_OPTIONS=--max-semi-space-size=32
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

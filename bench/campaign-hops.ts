@@ -12,8 +12,8 @@ const at = (e: HistoryEvent) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.ev
 const HOPS = [
   'carrier end → completed signal in the call (callback, API, signal)',
   'signal → call workflow task started (dispatch)',
-  'call workflow task: the end recorded, completed',
-  'call completed → campaign workflow task started',
+  'call workflow task: the campaign told (signal), or the end recorded and completed',
+  'told (or completed) → campaign workflow task started',
   'campaign workflow task: outcome, claim, child started',
   'child start asked → child started (server)',
   'child started → its first workflow task completed',
@@ -58,8 +58,19 @@ export async function reportHops(opts: {
       const freed = (await client.workflow.getHandle(slot.freedBy).fetchHistory()).events ?? [];
       const child = (await client.workflow.getHandle(startedId).fetchHistory()).events ?? [];
       const signal = [...freed].reverse().find((e) => e.workflowExecutionSignaledEventAttributes)!;
-      const lastTaskStarted = [...freed].reverse().find((e) => e.workflowTaskStartedEventAttributes)!;
-      const done = freed.find((e) => e.workflowExecutionCompletedEventAttributes)!;
+      // the call's workflow task that told the campaign (campaignCallEndedSignal), or its completion
+      const tellAt = freed.findIndex((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes);
+      const done =
+        tellAt >= 0
+          ? freed
+              .slice(0, tellAt)
+              .reverse()
+              .find((e) => e.workflowTaskCompletedEventAttributes)!
+          : freed.find((e) => e.workflowExecutionCompletedEventAttributes)!;
+      const lastTaskStarted = freed
+        .slice(0, freed.indexOf(done))
+        .reverse()
+        .find((e) => e.workflowTaskStartedEventAttributes)!;
       const childStarted = child.find((e) => e.workflowExecutionStartedEventAttributes)!;
       const firstTask = child.find((e) => e.workflowTaskCompletedEventAttributes)!;
       const placing = child.find((e) => e.activityTaskStartedEventAttributes)!;
@@ -101,9 +112,12 @@ async function carrierCalls(db: Client, double: TwilioDouble) {
 function slotsOf(events: HistoryEvent[]): Slot[] {
   const slots: Slot[] = [];
   let completedSince: HistoryEvent[] = [];
+  const told = new Set<string>(); // calls that signalled their end: their completion frees nothing
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
-    if (e.childWorkflowExecutionCompletedEventAttributes) completedSince.push(e);
+    const freed = freedCallId(e);
+    if (freed && !told.has(freed)) completedSince.push(e);
+    if (freed && e.workflowExecutionSignaledEventAttributes) told.add(freed);
     if (!e.workflowTaskStartedEventAttributes) continue;
     const completed = events.slice(i + 1).find((n) => n.workflowTaskCompletedEventAttributes);
     if (!completed) break;
@@ -113,13 +127,23 @@ function slotsOf(events: HistoryEvent[]): Slot[] {
       .slice(0, next < 0 ? after.length : next)
       .filter((n) => n.startChildWorkflowExecutionInitiatedEventAttributes);
     const trigger = completedSince[0];
-    const freedBy = trigger?.childWorkflowExecutionCompletedEventAttributes?.workflowExecution?.workflowId;
+    const freedBy = trigger && freedCallId(trigger);
     if (trigger && freedBy && taken.length) {
       slots.push({ freedBy, taken, wftStarted: e, wftCompleted: completed, childCompleted: trigger });
     }
     completedSince = [];
   }
   return slots;
+}
+
+/** The call a campaign event says is over: a call's campaignCallEnded signal, or its child completed. */
+function freedCallId(e: HistoryEvent): string | undefined {
+  const signal = e.workflowExecutionSignaledEventAttributes;
+  if (signal?.signalName === 'campaignCallEnded') {
+    const data = signal.input?.payloads?.[0]?.data;
+    return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { callId: string }).callId : undefined;
+  }
+  return e.childWorkflowExecutionCompletedEventAttributes?.workflowExecution?.workflowId ?? undefined;
 }
 
 function printHops(hops: number[][]): void {

@@ -45,7 +45,12 @@ async function main(): Promise<void> {
   const logPath = process.env.BENCH_PLATFORM_LOG ?? path.join(os.tmpdir(), 'bench-campaigns-platform.log');
   progress(`the platform logs to ${logPath}`);
   const platform = fork(path.join(__dirname, 'api-server.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [
+      '--max-semi-space-size=32', // the platform's runtime flags (package.json's start, the Dockerfile)
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: {
       ...process.env,
       NODE_ENV: 'development',
@@ -106,6 +111,7 @@ async function measure(base: string, dataDir: string, double: TwilioDouble): Pro
   progress(`${CONTACTS} contacts, concurrency ${CONCURRENCY}, calls of ${CALL_MS} ms`);
   const started = performance.now();
   const createdAt = Date.now();
+  const cpuBefore = os.cpus();
   const campaign = (
     await request('POST', '/api/v2/developers/campaigns', key, {
       name: 'bench',
@@ -124,7 +130,26 @@ async function measure(base: string, dataDir: string, double: TwilioDouble): Pro
   }
   const wallMs = performance.now() - started;
   report(wallMs, double, ended, createdAt);
+  reportCpu(cpuBefore, os.cpus());
   return campaign.id;
+}
+
+/**
+ * How busy the machine's cores were during the campaign (every process: Temporal, PostgreSQL, the
+ * platform and this bench with its carrier double): near 100 % the hops queue for CPU, so the gap is
+ * the machine's, not a wait in the orchestration.
+ */
+function reportCpu(before: os.CpuInfo[], after: os.CpuInfo[]): void {
+  const sum = (cpus: os.CpuInfo[], busyOnly: boolean) =>
+    cpus.reduce((n, c) => {
+      const t = c.times;
+      return n + t.user + t.nice + t.sys + t.irq + (busyOnly ? 0 : t.idle);
+    }, 0);
+  const busy = sum(after, true) - sum(before, true);
+  const total = sum(after, false) - sum(before, false);
+  console.log(
+    `CPU busy during the campaign                   ${((busy / total) * 100).toFixed(1).padStart(7)} % of ${after.length} cores`,
+  );
 }
 
 /** A time zone where it is about noon now: the window's closed minute (23:59) is far off. */
