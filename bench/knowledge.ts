@@ -8,6 +8,7 @@ import { retrieveChunks } from '../src/knowledge/retrieval';
 import { ensureVectorIndex } from '../src/knowledge/vector-index';
 import { embedDeterministically, startEmbeddingsDouble } from '../test/support/embeddings-double';
 import { createIsolatedDatabase } from '../test/support/isolated-db';
+import { benchQuestions, paragraph, seedCorpus } from './knowledge-corpus';
 import { latencyStats, runBench } from './support';
 
 /**
@@ -25,52 +26,6 @@ import { latencyStats, runBench } from './support';
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 20_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 300);
 const INGEST_PAGES = Number(process.env.BENCH_INGEST_PAGES ?? 100);
-
-const TOPICS = [
-  'refund',
-  'shipping',
-  'warranty',
-  'invoice',
-  'battery',
-  'delivery',
-  'exchange',
-  'account',
-  'password',
-  'subscription',
-  'voucher',
-  'repair',
-  'installation',
-  'charger',
-  'screen',
-  'keyboard',
-  'printer',
-  'router',
-  'camera',
-  'speaker',
-];
-const PLACES = [
-  'Berlin',
-  'Lisbon',
-  'Oslo',
-  'Madrid',
-  'Dublin',
-  'Vienna',
-  'Prague',
-  'Warsaw',
-  'Athens',
-  'Rome',
-];
-const VERBS = ['processes', 'replaces', 'ships', 'checks', 'confirms', 'repairs', 'credits', 'collects'];
-
-/** A deterministic paragraph for chunk `i`: topic, place, model number and a few sentences. */
-function paragraph(i: number): { heading: string; text: string } {
-  const topic = TOPICS[i % TOPICS.length]!;
-  const place = PLACES[Math.floor(i / TOPICS.length) % PLACES.length]!;
-  const verb = VERBS[i % VERBS.length]!;
-  const model = `M${1000 + (i % 997)}`;
-  const text = `The ${place} service desk ${verb} every ${topic} request for model ${model} within ${1 + (i % 20)} days. Customers in ${place} who ask about a ${topic} receive a confirmation email, and the team ${verb} the case again if nothing changes. Keep the receipt of the ${model} ${topic}: it is needed for any ${TOPICS[(i + 3) % TOPICS.length]} question.`;
-  return { heading: `${place} > ${topic} > ${model}`, text };
-}
 
 async function seed(knex: knexFactory.Knex): Promise<string> {
   const now = new Date();
@@ -95,60 +50,18 @@ async function seed(knex: knexFactory.Knex): Promise<string> {
     created_at: now,
     updated_at: now,
   });
-  const sources = 100;
-  await knex('knowledge_sources').insert(
-    Array.from({ length: sources }, (_, s) => ({
-      id: `ks_bench${s}`,
-      account_id: 'acc_bench',
-      environment: 'test',
-      knowledge_base_id: 'kb_bench',
-      type: 'text',
-      name: `Handbook part ${s}`,
-      status: 'ready',
-      generation: 1,
-      ingest_generation: 1,
-      chunk_count: CHUNKS / sources,
-      created_at: now,
-      updated_at: now,
-    })),
+  await seedCorpus(
+    knex,
+    { accountId: 'acc_bench', environment: 'test', baseId: 'kb_bench', sourcePrefix: 'ks_bench' },
+    CHUNKS,
   );
-  for (let start = 0; start < CHUNKS; start += 1000) {
-    const rows = Array.from({ length: Math.min(1000, CHUNKS - start) }, (_, k) => {
-      const i = start + k;
-      const { heading, text } = paragraph(i);
-      return {
-        source_id: `ks_bench${i % sources}`,
-        generation: 1,
-        ordinal: Math.floor(i / sources),
-        knowledge_base_id: 'kb_bench',
-        language: 'english',
-        heading,
-        text,
-        token_estimate: Math.ceil(text.length / 4),
-      };
-    });
-    await knex('knowledge_chunks').insert(rows);
-  }
-  await knex.raw('analyze knowledge_chunks');
   return 'kb_bench';
 }
 
 const owner = { accountId: 'acc_bench', environment: 'test' as const };
 
-function benchQuestions(): string[] {
-  return Array.from({ length: QUERIES }, (_, q) => {
-    const { heading } = paragraph(q * 37);
-    const [place, topic, model] = heading.split(' > ');
-    return q % 3 === 0
-      ? `How long does a ${topic} take in ${place}?`
-      : q % 3 === 1
-        ? `${model} ${topic}`
-        : `what about my ${topic.slice(0, 5)}`;
-  });
-}
-
 async function measureRetrieval(knex: knexFactory.Knex, baseId: string) {
-  const questions = benchQuestions();
+  const questions = benchQuestions(QUERIES);
   for (const q of questions.slice(0, 20)) await retrieveChunks(knex, owner, [baseId], q, 3); // warm-up
   const search: number[] = [];
   const floor: number[] = [];
@@ -190,7 +103,7 @@ async function measureHybrid(knex: knexFactory.Knex, baseId: string) {
   const embeddings = { baseUrl: double.baseUrl, model: 'text-embedding-3-small', queryTimeoutMs: 1000 };
   const [embed, search]: number[][] = [[], []];
   try {
-    for (const [i, q] of benchQuestions().entries()) {
+    for (const [i, q] of benchQuestions(QUERIES).entries()) {
       let t = performance.now();
       const [questionVector] = await embedTexts(embeddings, [q]);
       if (i >= 20) embed.push(performance.now() - t); // the first 20: warm-up

@@ -22,6 +22,7 @@ import {
 } from './support';
 import { abusiveAccount, underAbuse } from './voice-abuse';
 import { firstSegment, openCall, sendSpeech, type TimedTurn, timedTurn } from './voice-clients';
+import { knowledgeVoiceTurns } from './voice-knowledge';
 import { providerVoiceTurns } from './voice-provider';
 
 /**
@@ -37,6 +38,8 @@ import { providerVoiceTurns } from './voice-provider';
  * - barge-in: `interrupt` sent → the last audio frame received, p95 (target ≤ 100 ms);
  * - real time: BENCH_CALLS concurrent calls: after its first frame, every frame arrives before its
  *   playback time; 0 errors;
+ * - knowledge (bench/voice-knowledge.ts; BENCH_PHASES=knowledge runs it alone): a turn that retrieves
+ *   from a 20 000-chunk base against one that does not, beside the retrieval alone;
  * - a provider voice (bench/voice-provider.ts; BENCH_PHASES=provider runs it alone): an account’s ElevenLabs voice, first audio against
  *   the model's first segment + the provider's first bytes for it (target: p95 ≤ floor + 50 ms);
  * - under abuse: /healthz p99 and another session's first audio p95 while another account floods
@@ -103,7 +106,12 @@ async function main(): Promise<void> {
   );
   floorSpeech.start();
   try {
-    await measure(base, workspace.dataDir, { llm: llm.baseUrl, stt: stt.baseUrl, floorSpeech });
+    await measure(base, workspace.dataDir, {
+      llm: llm.baseUrl,
+      stt: stt.baseUrl,
+      floorSpeech,
+      databaseUrl: workspace.databaseUrl,
+    });
   } catch (error) {
     process.stderr.write(`bench:voice: the transcription double had ${stt.requests.length} requests\n`);
     throw error;
@@ -121,7 +129,7 @@ async function main(): Promise<void> {
 async function measure(
   base: string,
   dataDir: string,
-  deps: { llm: string; stt: string; floorSpeech: SpeechSynthesizer },
+  deps: { llm: string; stt: string; floorSpeech: SpeechSynthesizer; databaseUrl: string },
 ): Promise<void> {
   const token = await signDevToken(dataDir, 'bench@example.com');
   await benchEnterprise(base, token); // BENCH_CALLS streams at once: past the free plan's five
@@ -139,6 +147,11 @@ async function measure(
   if (process.env.BENCH_PHASES === 'provider') {
     // the provider-voice phase alone (its own floor)
     await providerVoiceTurns(base, deps.llm, { token, key, request });
+    return;
+  }
+  if (process.env.BENCH_PHASES === 'knowledge') {
+    // the knowledge phase alone (bench/voice-knowledge.ts: a turn with retrieval against one without)
+    await knowledgeVoiceTurns(base, { token, key, request, databaseUrl: deps.databaseUrl, turns: TURNS });
     return;
   }
   // the floor, same run: the model's first segment (streamed from the double, cut as the platform

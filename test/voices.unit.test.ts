@@ -234,11 +234,11 @@ describe('speech pool (worker threads with eSpeak NG)', () => {
 
   it('runs jobs on several threads at once while the event loop stays free', async () => {
     await pool.ready();
-    let maxLag = 0;
+    const lags: number[] = [];
     let last = performance.now();
     const ticker = setInterval(() => {
       const now = performance.now();
-      maxLag = Math.max(maxLag, now - last - 5);
+      lags.push(Math.max(0, now - last - 5));
       last = now;
     }, 5);
     const started = performance.now();
@@ -255,8 +255,12 @@ describe('speech pool (worker threads with eSpeak NG)', () => {
     const elapsed = performance.now() - started;
     clearInterval(ticker);
     expect(results.every((r) => r.samples > 0)).toBe(true);
-    // the main thread kept ticking: its worst stall is a small part of the synthesis time
-    expect(maxLag).toBeLessThan(Math.max(100, elapsed / 4));
+    // the main thread kept ticking all along: synthesis on it would stall it for each job, so
+    // few ticks would fire, most of them late. (Its single worst stall is not asserted: on two
+    // cores shared with the synthesis threads, one GC pause or descheduling can be long.)
+    const median = [...lags].sort((a, b) => a - b)[Math.floor(lags.length / 2)] ?? 0;
+    expect(lags.length).toBeGreaterThan(elapsed / 25);
+    expect(median).toBeLessThan(20);
   });
 
   it('replaces a thread that dies, failing only its job', async () => {
