@@ -55,8 +55,9 @@ export async function knowledgeVoiceTurns(base: string, deps: Deps): Promise<voi
     const withKnowledge: TimedTurn[] = [];
     progress('knowledge turns, interleaved with plain ones');
     for (const [i, question] of questions.entries()) {
-      const a = await timedTurn(plainCall, () => plainCall.sendText(question), {});
-      const b = await timedTurn(kbCall, () => kbCall.sendText(question), {});
+      // interrupted once audio flows, as bench:voice's text turns are: the reply's playback is not measured
+      const a = await timedTurn(plainCall, () => plainCall.sendText(question), { interruptAfterMs: 300 });
+      const b = await timedTurn(kbCall, () => kbCall.sendText(question), { interruptAfterMs: 300 });
       if (i < WARMUP) continue;
       plain.push(a);
       withKnowledge.push(b);
