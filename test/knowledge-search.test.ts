@@ -63,6 +63,14 @@ describe('knowledge search', () => {
     expect(await search('zzqx')).toEqual([]);
   });
 
+  it('writes chunks straight into the full-text index: no pending list for a search to read', async () => {
+    const knex = rig.app.ctx.orm.em.getConnection().getKnex();
+    const { rows } = await knex.raw<{ rows: { reloptions: string[] | null }[] }>(
+      `select reloptions from pg_class where oid = 'knowledge_chunks_search_index'::regclass`,
+    );
+    expect(rows[0]?.reloptions).toContain('fastupdate=off');
+  });
+
   it('refuses an empty or over-long query naming q', async () => {
     for (const q of ['', 'x'.repeat(501)]) {
       const res = await rig.api('GET', `/knowledge-bases/${baseId}/search?q=${q}`);

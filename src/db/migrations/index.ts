@@ -37,6 +37,7 @@ import { Migration20261129170000WebhookHealing } from './Migration20261129170000
 import { Migration20261129180000KnowledgeEmbeddings } from './Migration20261129180000KnowledgeEmbeddings';
 import { Migration20261130090000WebhookListeners } from './Migration20261130090000WebhookListeners';
 import { Migration20261130100000ApiKeyChanges } from './Migration20261130100000ApiKeyChanges';
+import { Migration20261130110000KnowledgeSearchIndexDirect } from './Migration20261130110000KnowledgeSearchIndexDirect';
 
 /** Every migration in order; listed explicitly so compiled and TypeScript runs see the same set. */
 export const migrationsList: MigrationObject[] = [
@@ -78,4 +79,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129180000KnowledgeEmbeddings', class: Migration20261129180000KnowledgeEmbeddings },
   { name: 'Migration20261130090000WebhookListeners', class: Migration20261130090000WebhookListeners },
   { name: 'Migration20261130100000ApiKeyChanges', class: Migration20261130100000ApiKeyChanges },
+  {
+    name: 'Migration20261130110000KnowledgeSearchIndexDirect',
+    class: Migration20261130110000KnowledgeSearchIndexDirect,
+  },
 ];
