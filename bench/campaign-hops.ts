@@ -131,7 +131,9 @@ function slotsOf(events: HistoryEvent[]): Slot[] {
     if (trigger && freedBy && taken.length) {
       slots.push({ freedBy, taken, wftStarted: e, wftCompleted: completed, childCompleted: trigger });
     }
-    completedSince = [];
+    // an end heard by a task that started nothing (its claim a local activity that went on into a
+    // later task) frees the slot that a later task takes
+    if (taken.length) completedSince = [];
   }
   return slots;
 }

@@ -60,12 +60,7 @@ describe('calls (docs/api-contract.md "Calls")', () => {
     expect(request.form.get('StatusCallback')).toBe(
       `${bench.app.baseUrl}/api/v2/telephony/twilio/status/${bench.number.id}?callId=${created.id}`,
     );
-    expect(request.form.getAll('StatusCallbackEvent')).toEqual([
-      'initiated',
-      'ringing',
-      'answered',
-      'completed',
-    ]);
+    expect(request.form.getAll('StatusCallbackEvent')).toEqual(['ringing', 'answered', 'completed']);
     expect(request.form.get('StatusCallbackMethod')).toBe('POST');
     expect(request.authorization).toMatch(/^Basic /);
     expect(sid).toMatch(/^CA/);

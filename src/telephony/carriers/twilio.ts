@@ -93,7 +93,8 @@ export function twilioCarrier(
         AsyncAmdStatusCallback: call.answeredByCallbackUrl,
         AsyncAmdStatusCallbackMethod: 'POST',
       });
-      for (const event of ['initiated', 'ringing', 'answered', 'completed']) {
+      // not `initiated`: it says `queued`, which the call is already (docs/telephony.md)
+      for (const event of ['ringing', 'answered', 'completed']) {
         form.append('StatusCallbackEvent', event);
       }
       const body = await post(`${base}/Calls.json`, form);
