@@ -16,7 +16,8 @@ const HOPS = [
   'told (or completed) → campaign workflow task started',
   'campaign workflow task: outcome, claim, child started',
   'child start asked → child started (server)',
-  'child started → its first workflow task completed',
+  'child started → its first workflow task started (dispatch)',
+  "child's first workflow task (asks for placing)",
   'placing activity scheduled → started (dispatch)',
   'placing started → call created at the carrier',
 ] as const;
@@ -47,8 +48,13 @@ export async function reportHops(opts: {
   await db.connect();
   try {
     const carrierOf = await carrierCalls(db, opts.double);
-    const parent = (await client.workflow.getHandle(opts.campaignId).fetchHistory()).events ?? [];
-    const slots = slotsOf(parent).slice(0, 150);
+    // every run of the campaign (it continues as new at CAMPAIGN_EVENTS_PER_RUN events)
+    const slots: Slot[] = [];
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${opts.campaignId}'` })) {
+      const events = (await client.workflow.getHandle(opts.campaignId, run.runId).fetchHistory()).events;
+      slots.push(...slotsOf(events ?? []));
+    }
+    slots.splice(150);
     const hops: number[][] = HOPS.map(() => []);
     for (const slot of slots) {
       const ended = carrierOf.get(slot.freedBy);
@@ -72,6 +78,7 @@ export async function reportHops(opts: {
         .reverse()
         .find((e) => e.workflowTaskStartedEventAttributes)!;
       const childStarted = child.find((e) => e.workflowExecutionStartedEventAttributes)!;
+      const firstTaskStarted = child.find((e) => e.workflowTaskStartedEventAttributes)!;
       const firstTask = child.find((e) => e.workflowTaskCompletedEventAttributes)!;
       const placing = child.find((e) => e.activityTaskStartedEventAttributes)!;
       const marks = [
@@ -82,6 +89,7 @@ export async function reportHops(opts: {
         at(slot.wftStarted),
         at(slot.wftCompleted),
         at(childStarted),
+        at(firstTaskStarted),
         at(firstTask),
         at(placing),
         started.createdAt,
