@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
 import PDFDocument from 'pdfkit';
 import {
@@ -8,6 +9,7 @@ import {
   extractLinks,
   extractText,
 } from '../src/knowledge/extract';
+import { extractionThreadIds } from '../src/knowledge/extract/thread';
 
 /** Knowledge-base text extraction: every format from real files made here, and how each fails. */
 
@@ -352,6 +354,31 @@ describe('format detection and limits', () => {
       url: 'https://x.test/README.md',
     });
     expect(byUrl.sections[0]).toEqual({ heading: 'From a URL', level: 1, text: 'Text.' });
+  });
+});
+
+describe('extraction threads', () => {
+  const page = (i: number) =>
+    html(`<html><body><main><h1>Page ${i}</h1><p>Text of page ${i}.</p></main></body></html>`);
+
+  it('keeps its threads between jobs: twelve pages read in turn by no more threads than the pool has', async () => {
+    const used = new Set<number>();
+    for (let i = 0; i < 12; i++) {
+      expect((await extractText({ bytes: page(i), contentType: 'text/html' })).title).toBe(`Page ${i}`);
+      for (const id of extractionThreadIds()) used.add(id);
+    }
+    expect(used.size).toBeGreaterThan(0);
+    expect(used.size).toBeLessThanOrEqual(Math.min(4, os.availableParallelism()));
+  });
+
+  it('stops the thread of a job past its deadline, and reads the next job in another', async () => {
+    const bytes = await makePdf([['A page that takes longer than a millisecond to read.']]);
+    const before = extractionThreadIds(); // idle threads: the job runs in one of them
+    expect(before.length).toBeGreaterThan(0);
+    expect((await failureOf({ bytes, contentType: PDF }, { timeoutMs: 1 })).failure).toBe('timeout');
+    expect((await extractText({ bytes: page(99), contentType: 'text/html' })).title).toBe('Page 99');
+    const after = extractionThreadIds();
+    expect(before.filter((id) => after.includes(id))).toHaveLength(before.length - 1);
   });
 });
 

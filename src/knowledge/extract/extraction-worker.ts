@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { decodeText } from './detect';
 import { extractDocx } from './docx';
 import { htmlToDocument } from './html';
@@ -6,14 +6,15 @@ import { extractLinks } from './links';
 import { markdownToDocument } from './markdown';
 import { extractPdf } from './pdf';
 import { plainTextToDocument } from './plain-text';
-import type { ThreadJob, ThreadResult } from './thread-protocol';
+import type { JobStarted, PooledJob, ThreadJob, ThreadResult } from './thread-protocol';
 import { type ExtractedDocument, ExtractionError } from './types';
 
 /**
- * An extraction thread: reads one document (or one page's links) and posts one ThreadResult, then the
- * caller stops it (thread.ts). The parsers run here, not on the caller's event loop, so a huge or hostile
- * file neither blocks it nor outlives its deadline, and a memory cap holds. The parsers are ES modules
- * (PDF.js, linkedom's selector engine), which this plain Node.js thread loads natively.
+ * An extraction thread of the pool (thread.ts): reads one document (or one page's links) a job and
+ * answers one ThreadResult. The parsers run here, not on the caller's event loop, so a huge or hostile
+ * file neither blocks it nor outlives its deadline (the pool stops the thread), and a memory cap holds.
+ * The parsers are ES modules (PDF.js, linkedom's selector engine), which this plain Node.js thread
+ * loads natively, once per thread.
  */
 
 async function readDocument(job: Extract<ThreadJob, { kind: 'document' }>): Promise<ExtractedDocument> {
@@ -50,6 +51,11 @@ async function run(job: ThreadJob): Promise<ThreadResult> {
   }
 }
 
-const port = parentPort;
-if (!port) throw new Error('extraction-worker must run in a worker thread');
-void run(workerData as ThreadJob).then((result) => port.postMessage(result));
+/**
+ * The pool's handler: says the job has started (its deadline runs from now, not from its wait in the
+ * pool's queue), then reads it.
+ */
+export default async function extractionJob(job: PooledJob): Promise<ThreadResult> {
+  parentPort?.postMessage({ extractionStarted: job.jobId } satisfies JobStarted);
+  return run(job.job);
+}

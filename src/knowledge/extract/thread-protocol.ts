@@ -1,6 +1,6 @@
 import type { DocumentFormat, ExtractedDocument, ExtractionFailure } from './types';
 
-/** What an extraction thread is given (as workerData) and what it posts back, once. */
+/** What an extraction thread is given, a job at a time, and what it answers. */
 
 export type ThreadJob =
   | {
@@ -22,3 +22,14 @@ export type ThreadResult =
   | { ok: true; links: string[] }
   /** `cause`: the parser's own message, when the failure is not one extraction foresaw. */
   | { ok: false; failure: ExtractionFailure; reason: string; cause?: string };
+
+/** A job as the pool runs it: with the id its `JobStarted` message names. */
+export interface PooledJob {
+  jobId: number;
+  job: ThreadJob;
+}
+
+/** What a thread posts to the pool as it starts a job (the job's deadline starts then). */
+export interface JobStarted {
+  extractionStarted: number;
+}
