@@ -1,4 +1,6 @@
-import { isPortRace } from '../src/temporal/dev-server';
+import pino from 'pino';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../src/temporal/cluster/dynamic-config';
+import { devServerArgs, isPortRace } from '../src/temporal/dev-server';
 
 describe('Temporal dev server start', () => {
   it('starts again on new ports only when the server lost a port race', () => {
@@ -13,5 +15,23 @@ describe('Temporal dev server start', () => {
     expect(isPortRace(new Error('Port 7233 on 127.0.0.1 is already in use'))).toBe(false);
     expect(isPortRace(new Error('not ready after 60s: no answer'))).toBe(false);
     expect(isPortRace('address already in use')).toBe(false);
+  });
+
+  it("runs with the cluster's dynamic config: eager activities, the transfer queue read 200 times a second", () => {
+    const args = devServerArgs(
+      '127.0.0.1',
+      { port: 1, uiPort: 2, httpPort: 3, metricsPort: 4 },
+      { logger: pino({ level: 'silent' }), namespace: 'default', searchAttributes: {} },
+    );
+    const values = args.filter((_, i) => args[i - 1] === '--dynamic-config-value');
+    expect(values).toEqual(
+      Object.entries(TEMPORAL_DYNAMIC_CONFIG).map(([key, { value }]) => `${key}=${JSON.stringify(value)}`),
+    );
+    expect(values).toEqual(
+      expect.arrayContaining([
+        'system.enableActivityEagerExecution=true',
+        'history.transferProcessorMaxPollRPS=200',
+      ]),
+    );
   });
 });

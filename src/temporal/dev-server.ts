@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import type { SearchAttributeType } from '@temporalio/common';
 import type { Logger } from 'pino';
 import { findTemporalCli, temporalCliCacheDir } from './cli';
+import { TEMPORAL_DYNAMIC_CONFIG } from './cluster/dynamic-config';
 import { hostPort, reservePorts } from './dev-server-ports';
 import { registerSearchAttributes } from './register-search-attributes';
 import type { SearchAttributeTypeName } from './search-attributes';
@@ -81,15 +82,19 @@ export function isPortRace(err: unknown): boolean {
   return err instanceof Error && /address already in use|EADDRINUSE/i.test(err.message);
 }
 
-interface Ports {
+export interface Ports {
   port: number;
   uiPort: number;
   httpPort: number;
   metricsPort: number;
 }
 
-/** `temporal server start-dev`'s arguments: ports, namespace, quiet logs, search attributes. */
-function devServerArgs(ip: string, ports: Ports, opts: DevServerOptions): string[] {
+/**
+ * `temporal server start-dev`'s arguments: ports, namespace, quiet logs, search attributes, and the
+ * cluster's dynamic config (src/temporal/cluster/dynamic-config.ts: eager activity dispatch, the
+ * transfer queue's read rate…), so that the dev server behaves as the cluster does.
+ */
+export function devServerArgs(ip: string, ports: Ports, opts: DevServerOptions): string[] {
   return [
     'server',
     'start-dev',
@@ -107,12 +112,10 @@ function devServerArgs(ip: string, ports: Ports, opts: DevServerOptions): string
     opts.namespace,
     '--log-level',
     'warn',
-    // Don't phone home to temporal.io for version checks.
-    '--dynamic-config-value',
-    'frontend.enableServerVersionCheck=false',
-    // Eager activity dispatch (off by default): as the cluster's dynamic config sets it.
-    '--dynamic-config-value',
-    'system.enableActivityEagerExecution=true',
+    ...Object.entries(TEMPORAL_DYNAMIC_CONFIG).flatMap(([key, { value }]) => [
+      '--dynamic-config-value',
+      `${key}=${JSON.stringify(value)}`,
+    ]),
     ...(opts.dbFilename ? ['--db-filename', opts.dbFilename] : []),
     ...Object.entries(opts.searchAttributes).flatMap(([name, type]) => [
       '--search-attribute',
