@@ -91,8 +91,7 @@ export interface Ports {
 
 /**
  * `temporal server start-dev`'s arguments: ports, namespace, quiet logs, search attributes, and the
- * cluster's dynamic config (src/temporal/cluster/dynamic-config.ts: eager activity dispatch, the
- * transfer queue's read rate…), so that the dev server behaves as the cluster does.
+ * cluster's dynamic config (src/temporal/cluster/dynamic-config.ts), so it behaves as the cluster.
  */
 export function devServerArgs(ip: string, ports: Ports, opts: DevServerOptions): string[] {
   return [
