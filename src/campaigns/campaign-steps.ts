@@ -100,11 +100,16 @@ export async function advanceCampaign(
     const campaign = rows[0];
     if (!campaign) throw new Error(`Campaign ${input.campaignId} not found`);
     await recordOutcomes(trx, campaign, input);
+    // an attempt of this step that committed and was then lost (its worker killed before the
+    // workflow heard the answer): its calls are queued, so they are this step's answer, whatever the
+    // step wants now (the workflow, replayed with signals that came meanwhile, may want more or none)
+    const repeated = await claimedByStep(trx, input);
     const claimable =
+      repeated.length === 0 &&
       input.want > 0 &&
       campaign.status === 'running' &&
       (input.claimUntil === null || Date.now() < input.claimUntil);
-    const calls = claimable ? await claimCalls(trx, campaign, input, queueCalls) : [];
+    const calls = claimable ? await claimCalls(trx, campaign, input, queueCalls) : repeated;
     const { rows: left } = await trx.raw<{ rows: { remaining: number; next_retry: Date | null }[] }>(
       `select count(*) filter (where status in ('pending', 'retry', 'calling'))::int as remaining,
               min(next_attempt_at) filter (where status = 'retry') as next_retry
@@ -152,22 +157,28 @@ interface DueContact {
   attempt_count: number;
 }
 
+const claimedCall = (campaignId: string, r: { index: number; attempt_count: number }): ClaimedCall => ({
+  index: r.index,
+  attempt: r.attempt_count,
+  callId: campaignCallId(campaignId, r.index, r.attempt_count),
+});
+
+/** The calls an earlier attempt of this step claimed (and committed `queued`), if one did. */
+async function claimedByStep(trx: Knex.Transaction, input: AdvanceInput): Promise<ClaimedCall[]> {
+  const { rows } = await trx.raw<{ rows: { index: number; attempt_count: number }[] }>(
+    'select index, attempt_count from campaign_contacts where campaign_id = ? and claim_step = ? order by index',
+    [input.campaignId, input.stepId],
+  );
+  return rows.map((r) => claimedCall(input.campaignId, r));
+}
+
 async function claimCalls(
   trx: Knex.Transaction,
   campaign: CampaignRow,
   input: AdvanceInput,
   queueCalls: QueueCalls,
 ): Promise<ClaimedCall[]> {
-  const { rows: claimed } = await trx.raw<{ rows: { index: number; attempt_count: number }[] }>(
-    'select index, attempt_count from campaign_contacts where campaign_id = ? and claim_step = ? order by index',
-    [input.campaignId, input.stepId],
-  );
-  const asCall = (r: { index: number; attempt_count: number }) => ({
-    index: r.index,
-    attempt: r.attempt_count,
-    callId: campaignCallId(input.campaignId, r.index, r.attempt_count),
-  });
-  if (claimed.length > 0) return claimed.map(asCall);
+  const asCall = (r: { index: number; attempt_count: number }) => claimedCall(input.campaignId, r);
   const { rows: due } = await trx.raw<{ rows: DueContact[] }>(
     `select index, "to", variables, attempt_count from campaign_contacts
       where campaign_id = ? and (status = 'pending' or (status = 'retry' and next_attempt_at <= ?::timestamptz))
