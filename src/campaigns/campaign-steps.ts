@@ -178,7 +178,6 @@ async function claimCalls(
   input: AdvanceInput,
   queueCalls: QueueCalls,
 ): Promise<ClaimedCall[]> {
-  const asCall = (r: { index: number; attempt_count: number }) => claimedCall(input.campaignId, r);
   const { rows: due } = await trx.raw<{ rows: DueContact[] }>(
     `select index, "to", variables, attempt_count from campaign_contacts
       where campaign_id = ? and (status = 'pending' or (status = 'retry' and next_attempt_at <= ?::timestamptz))
@@ -186,7 +185,9 @@ async function claimCalls(
     [input.campaignId, new Date(input.now).toISOString(), input.want],
   );
   if (due.length === 0) return [];
-  const calls = due.map((d) => asCall({ index: d.index, attempt_count: d.attempt_count + 1 }));
+  const calls = due.map((d) =>
+    claimedCall(input.campaignId, { index: d.index, attempt_count: d.attempt_count + 1 }),
+  );
   await trx.raw(
     `update campaign_contacts c set status = 'calling', attempt_count = o.attempt, claim_step = ?,
        next_attempt_at = null, updated_at = now(),

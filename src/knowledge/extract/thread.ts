@@ -6,7 +6,7 @@ import { ExtractionError } from './types';
 
 /**
  * Extraction jobs run in a pool of threads (piscina: a well-kept worker-thread pool with per-task
- * cancellation and resource limits, docs/knowledge.md "Extraction"), each thread reading one job at a
+ * cancellation and resource limits, docs/knowledge.md "Limits"), each thread reading one job at a
  * time with a deadline and a heap cap. A thread is kept between jobs, so a crawl's pages do not each
  * pay a thread's start and its parsers' loading (about 0.1 s compiled, 0.4 s under tsx); an idle
  * thread goes after EXTRACTION_THREAD_IDLE_MS. A job that overruns its deadline has its thread stopped
