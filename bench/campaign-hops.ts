@@ -54,6 +54,12 @@ export async function reportHops(opts: {
       const events = (await client.workflow.getHandle(opts.campaignId, run.runId).fetchHistory()).events;
       slots.push(...slotsOf(events ?? []));
     }
+    const load = { tasks: 0, withStep: 0, busyMs: 0, stepBusyMs: 0, waitMs: 0, firstAt: 0, lastAt: 0 };
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${opts.campaignId}'` })) {
+      const events = (await client.workflow.getHandle(opts.campaignId, run.runId).fetchHistory()).events;
+      addTaskLoad(load, events ?? []);
+    }
+    printTaskLoad(load);
     slots.splice(150);
     const hops: number[][] = HOPS.map(() => []);
     for (const slot of slots) {
@@ -161,11 +167,55 @@ function printHops(hops: number[][]): void {
     const s = [...xs].sort((a, b) => a - b);
     return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
   };
-  console.log(`  a freed slot, hop by hop (${hops[0]?.length ?? 0} slots; p50 / p95 ms):`);
+  const mean = (xs: number[]) => xs.reduce((n, x) => n + x, 0) / Math.max(1, xs.length);
+  console.log(`  a freed slot, hop by hop (${hops[0]?.length ?? 0} slots; p50 / p95 / mean ms):`);
   HOPS.forEach((name, i) => {
     const xs = hops[i]!;
-    console.log(
-      `    ${name.padEnd(70)} ${q(xs, 0.5).toFixed(0).padStart(5)} / ${q(xs, 0.95).toFixed(0).padStart(5)}`,
-    );
+    const cells = [q(xs, 0.5), q(xs, 0.95), mean(xs)].map((v) => v.toFixed(0).padStart(5));
+    console.log(`    ${name.padEnd(70)} ${cells.join(' / ')}`);
   });
+}
+
+type TaskLoad = {
+  tasks: number;
+  withStep: number;
+  busyMs: number;
+  stepBusyMs: number;
+  waitMs: number;
+  firstAt: number;
+  lastAt: number;
+};
+
+/** The campaign's workflow tasks: how many, how long each ran, how long each waited to start. */
+function addTaskLoad(load: TaskLoad, events: HistoryEvent[]): void {
+  let scheduled: HistoryEvent | undefined;
+  let started: HistoryEvent | undefined;
+  for (const e of events) {
+    if (e.workflowTaskScheduledEventAttributes) scheduled = e;
+    if (e.workflowTaskStartedEventAttributes) started = e;
+    if (!e.workflowTaskCompletedEventAttributes || !started || !scheduled) continue;
+    const i = events.indexOf(e);
+    const next = events.slice(i + 1).findIndex((n) => n.workflowTaskScheduledEventAttributes);
+    const after = events.slice(i + 1, next < 0 ? undefined : i + 1 + next);
+    const step = after.some((n) => n.markerRecordedEventAttributes);
+    const busy = at(e) - at(started);
+    load.tasks++;
+    load.busyMs += busy;
+    load.waitMs += at(started) - at(scheduled);
+    if (step) {
+      load.withStep++;
+      load.stepBusyMs += busy;
+    }
+    load.firstAt = Math.min(load.firstAt || Number.POSITIVE_INFINITY, at(scheduled));
+    load.lastAt = Math.max(load.lastAt, at(e));
+  }
+}
+
+function printTaskLoad(load: TaskLoad): void {
+  const span = load.lastAt - load.firstAt;
+  console.log(
+    `  the campaign's workflow tasks: ${load.tasks} (${load.withStep} with a step), busy ${((load.busyMs / Math.max(1, span)) * 100).toFixed(0)} % of ${(span / 1000).toFixed(1)} s; ` +
+      `mean ${(load.busyMs / Math.max(1, load.tasks)).toFixed(1)} ms (with a step ${(load.stepBusyMs / Math.max(1, load.withStep)).toFixed(1)} ms), ` +
+      `scheduled → started mean ${(load.waitMs / Math.max(1, load.tasks)).toFixed(1)} ms`,
+  );
 }
