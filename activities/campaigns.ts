@@ -1,10 +1,6 @@
-import {
-  type AdvanceInput,
-  advanceCampaign,
-  finishCampaign,
-  setCampaignStatus,
-} from '../src/campaigns/campaign-steps';
-import { insertQueuedCalls } from '../src/telephony/calls/queued-calls';
+import { finishCampaign } from '../src/campaigns/campaign-finish';
+import { type AdvanceInput, advanceCampaign, setCampaignStatus } from '../src/campaigns/campaign-steps';
+import { insertQueuedCalls, recordedCallEnds, unendedCalls } from '../src/telephony/calls/queued-calls';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -17,6 +13,9 @@ export function createCampaignActivities(deps: ActivityDeps) {
     advanceCampaign: (input: AdvanceInput) => advanceCampaign(deps, input, insertQueuedCalls),
     setCampaignStatus: (input: { campaignId: string; status: 'running' | 'paused' | 'canceled' }) =>
       setCampaignStatus(deps, input),
-    finishCampaign: (input: { campaignId: string }) => finishCampaign(deps, input),
+    /** The carried-over calls (workflows/campaign-calls.ts) whose end is recorded, though unheard. */
+    recordedCallEnds: (input: { callIds: string[] }) =>
+      recordedCallEnds(deps.orm.em.getConnection().getKnex(), input.callIds),
+    finishCampaign: (input: { campaignId: string }) => finishCampaign(deps, input, unendedCalls),
   };
 }

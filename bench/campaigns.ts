@@ -208,7 +208,9 @@ function reportSlots(calls: TwilioDouble['calls'], wallMs: number, createdAt: nu
   console.log(
     `  a freed slot taken again (carrier end → next call) mean ${mean.toFixed(0)} ms; p50 ${at(0.5).toFixed(0)}, p90 ${at(0.9).toFixed(0)}, p95 ${at(0.95).toFixed(0)}, p99 ${at(0.99).toFixed(0)}, max ${(sorted.at(-1) ?? 0).toFixed(0)} ms`,
   );
-  const long = gaps.flatMap((g, k) => (g > 400 ? [`${((ends[k]! - createdAt) / 1000).toFixed(1)}s:${g.toFixed(0)}`] : []));
+  const long = gaps.flatMap((g, k) =>
+    g > 400 ? [`${((ends[k]! - createdAt) / 1000).toFixed(1)}s:${g.toFixed(0)}`] : [],
+  );
   console.log(`  gaps over 400 ms (when the slot was freed, since the create: the gap): ${long.join(' ')}`);
   console.log(
     `  end: last call's end → campaign seen ended   ${(createdAt + wallMs - ends.at(-1)!).toFixed(0).padStart(8)} ms`,

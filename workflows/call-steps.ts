@@ -65,13 +65,16 @@ export async function placeUnlessStopped(
  * A campaign's call tells its campaign it ended, before it records the end: the campaign frees the
  * slot and places its next call while this one records (the end's transaction and `call.ended` are
  * then off the campaign's path). Awaited, so the signal leaves with this workflow task and the end
- * is recorded in the next one. A campaign run that is gone (it cannot be, while this call is open)
- * is only logged.
+ * is recorded in the next one. It goes to the campaign's current run, not the one that started the
+ * call: a run that continues as new carries its calls under way over to the next (docs/campaigns.md
+ * "Continue-as-new"); a call that told its end before this change replays so (`patched`). A campaign that is gone (it cannot be, while this call holds one of its slots) is
+ * only logged.
  */
 export async function tellParentOfEnd(end: CampaignCallEnded): Promise<void> {
   const parent = workflowInfo().parent;
   if (!parent) return;
-  await getExternalWorkflowHandle(parent.workflowId, parent.runId)
+  const runId = patched('campaign-call-tells-current-run') ? undefined : parent.runId;
+  await getExternalWorkflowHandle(parent.workflowId, runId)
     .signal(campaignCallEndedSignal, end)
     .catch((error: unknown) =>
       log.warn("the campaign was not told of the call's end", { error: String(error) }),

@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -11,7 +12,7 @@ import {
 import type { Activities } from '../activities';
 import { type CallingHours, type CampaignClock, callingWindow } from '../src/campaigns/calling-hours';
 import type { CampaignStatus } from '../src/campaigns/statuses';
-import { type CampaignCallSettings, CampaignCalls } from './campaign-calls';
+import { type CampaignCallSettings, CampaignCalls, type CarriedCall } from './campaign-calls';
 import {
   type CampaignState,
   campaignCallEndedSignal,
@@ -27,13 +28,18 @@ export interface CampaignWorkflowInput {
   callingHours: CallingHours;
   clock: CampaignClock;
   calls: CampaignCallSettings;
-  /** What a run hands the next one (continue-as-new): never the contacts, which stay in PostgreSQL. */
-  carried?: { paused: boolean; runs: number };
+  /** CAMPAIGN_EVENTS_PER_RUN (CAMPAIGN_EVENTS_PER_RUN's default when not given: runs started before it). */
+  eventsPerRun?: number;
+  /**
+   * What a run hands the next one (continue-as-new): its pause, and its calls under way (at most
+   * `concurrency`); never the contacts, which stay in PostgreSQL.
+   */
+  carried?: { paused: boolean; runs: number; calls?: CarriedCall[] };
 }
 
 /**
- * A run continues as new once its history reaches this many events (or Temporal suggests it):
- * well under the 10 000 a run may reach while it lets its calls under way end first.
+ * A run continues as new once its history reaches this many events (or Temporal suggests it), by
+ * default (CAMPAIGN_EVENTS_PER_RUN): well under the 10 000 a run may reach.
  */
 export const CAMPAIGN_EVENTS_PER_RUN = 4_000;
 
@@ -60,7 +66,7 @@ type Steps = ReturnType<typeof proxyActivities<Activities>>;
  * An outbound campaign (workflow id = the `cmp_…` id; docs/campaigns.md): calls its contacts,
  * at most `concurrency` at once, only within calling hours, each call a child `phoneCallWorkflow`
  * whose id is derived from (campaign, contact, attempt); retries per the plan; paused, resumed and
- * canceled by Workflow Updates; continues as new in batches, its calls under way ended first.
+ * canceled by Workflow Updates; continues as new in batches, handing its calls under way on.
  */
 export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ status: CampaignStatus }> {
   const steps = proxyActivities<Activities>({
@@ -69,11 +75,11 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
   });
   // a step is a local activity: no task queue round trip between a call's end and the next call, and
   // one marker event instead of three (run again after a crash, it answers the same calls: its stepId)
-  const { advanceCampaign } = proxyLocalActivities<Activities>({
+  const { advanceCampaign, recordedCallEnds } = proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
-  const calls = new CampaignCalls(input.calls);
+  const calls = new CampaignCalls(input.calls, input.carried?.calls);
   const control: Control = {
     paused: input.carried?.paused ?? false,
     canceled: false,
@@ -92,7 +98,9 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
   let first = true;
   for (;;) {
     const info = workflowInfo();
-    const rollover = info.historyLength >= CAMPAIGN_EVENTS_PER_RUN || info.continueAsNewSuggested;
+    const rollover =
+      info.historyLength >= (input.eventsPerRun ?? CAMPAIGN_EVENTS_PER_RUN) || info.continueAsNewSuggested;
+    await calls.lookAfterCarried(Date.now(), recordedCallEnds);
     const window = callingWindow(input.callingHours, input.clock, Date.now());
     const placing = !control.paused && !control.canceled && !rollover && window.open;
     const want = placing && Date.now() >= dueAt ? input.concurrency - calls.inFlight : 0;
@@ -116,17 +124,25 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
       continue;
     }
     if (calls.openCount === 0 && (control.canceled || remaining === 0)) break;
-    if (calls.openCount === 0 && rollover) {
+    // the calls under way go on into the next run, which their ends reach (runs before this change
+    // let them end first, their slots idle meanwhile)
+    if (rollover && (calls.openCount === 0 || patched('campaign-carries-calls-over'))) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof campaignWorkflow>({
         ...input,
-        carried: { paused: control.paused, runs: (input.carried?.runs ?? 0) + 1 },
+        carried: {
+          paused: control.paused,
+          runs: (input.carried?.runs ?? 0) + 1,
+          calls: calls.carryOver(Date.now()),
+        },
       });
     }
     const seen = control.version;
     const openSeen = calls.openCount;
-    const wakeIn =
-      placing || (!control.paused && !control.canceled && !window.open) ? wakeInMs(window, dueAt) : undefined;
+    const wakeIn = earliest(
+      placing || (!control.paused && !control.canceled && !window.open) ? wakeInMs(window, dueAt) : undefined,
+      calls.carriedWakeIn(Date.now()),
+    );
     await condition(
       () => calls.hasFinished || control.version !== seen || calls.openCount !== openSeen,
       wakeIn,
@@ -137,6 +153,9 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
   await condition(allHandlersFinished);
   return { status };
 }
+
+const earliest = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
 
 /** How long to sleep with nothing to record: until the window opens, or the next retry is due. */
 function wakeInMs(window: { open: boolean; changesInMs: number }, dueAt: number): number | undefined {

@@ -2,9 +2,7 @@ import type { Knex } from 'knex';
 import type { CoreContext } from '../common/context';
 import { derivedId } from '../common/ids';
 import type { Environment } from '../common/owner';
-import { eventRow, insertEventsSql } from '../events/emit';
 import { type RetryPlan, retries } from './call-outcomes';
-import { campaignCounts } from './campaign-counts';
 import type { CallOutcome, CampaignStatus } from './statuses';
 
 /** The longest call a campaign places: its calls hang up this long after the answer. */
@@ -61,7 +59,7 @@ export interface CallToQueue {
 }
 export type QueueCalls = (trx: Knex.Transaction, calls: CallToQueue[]) => Promise<void>;
 
-interface CampaignRow {
+export interface CampaignRow {
   id: string;
   account_id: string;
   environment: Environment;
@@ -74,7 +72,7 @@ interface CampaignRow {
   ended_at: Date | null;
 }
 
-const knexOf = (ctx: Pick<CoreContext, 'orm'>): Knex => ctx.orm.em.getConnection().getKnex();
+export const knexOf = (ctx: Pick<CoreContext, 'orm'>): Knex => ctx.orm.em.getConnection().getKnex();
 
 /** The id of the call of a contact's attempt: the same (campaign, contact, attempt), the same call. */
 export const campaignCallId = (campaignId: string, index: number, attempt: number) =>
@@ -231,50 +229,4 @@ export async function setCampaignStatus(
       where id = ? and ended_at is null and status <> 'canceled'`,
     [input.status, input.campaignId],
   );
-}
-
-/**
- * Ends a campaign: `completed`, or `canceled` if it was (its contacts not done then are left
- * `canceled`), and `campaign.completed` with its counts, in one transaction, once (the event's id
- * is derived from the campaign).
- */
-export async function finishCampaign(
-  ctx: Pick<CoreContext, 'orm'>,
-  input: { campaignId: string },
-): Promise<{ status: CampaignStatus }> {
-  return knexOf(ctx).transaction(async (trx) => {
-    const { rows } = await trx.raw<{ rows: (CampaignRow & { name: string })[] }>(
-      `update campaigns set status = case when status = 'canceled' then 'canceled' else 'completed' end,
-         ended_at = now(), updated_at = now()
-       where id = ? and ended_at is null returning *`,
-      [input.campaignId],
-    );
-    const campaign = rows[0];
-    if (!campaign) {
-      const { rows: seen } = await trx.raw<{ rows: { status: CampaignStatus }[] }>(
-        'select status from campaigns where id = ?',
-        [input.campaignId],
-      );
-      return { status: seen[0]?.status ?? 'completed' };
-    }
-    if (campaign.status === 'canceled') {
-      await trx.raw(
-        `update campaign_contacts set status = 'canceled', next_attempt_at = null, updated_at = now()
-          where campaign_id = ? and status in ('pending', 'retry')`,
-        [campaign.id],
-      );
-    }
-    const counts = (await campaignCounts(trx, [campaign.id])).get(campaign.id)!;
-    const owner = { accountId: campaign.account_id, environment: campaign.environment };
-    const event = eventRow({
-      ...owner,
-      id: derivedId('evt', campaign.id, 'campaign.completed'),
-      type: 'campaign.completed',
-      personaId: campaign.persona_id,
-      data: { campaignId: campaign.id, name: campaign.name, status: campaign.status, ...counts },
-    });
-    const { sql, bindings } = insertEventsSql(owner, [event]);
-    await trx.raw(sql, bindings);
-    return { status: campaign.status };
-  });
 }

@@ -33,6 +33,7 @@ export async function startCampaignWorkflow(temporal: Client, config: Config, c:
           concurrency: c.concurrency,
           callingHours: c.callingHours,
           clock: { minuteMs: c.minuteMs, anchorMs: c.createdAt.getTime() },
+          eventsPerRun: config.telephony.campaignEventsPerRun,
           calls: {
             accountId: c.accountId,
             phoneNumberId: c.phoneNumberId,

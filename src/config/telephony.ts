@@ -8,6 +8,7 @@ export const telephonyEnv = {
   CALL_UNCONFIRMED_WAIT_S: z.coerce.number().int().min(1).max(3600).default(60),
   INTERRUPT_MIN_SPEECH_MS: z.coerce.number().int().min(60).max(3000).default(250),
   CAMPAIGN_MINUTE_MS: z.coerce.number().int().min(1).max(60_000).default(60_000),
+  CAMPAIGN_EVENTS_PER_RUN: z.coerce.number().int().min(100).max(9_000).default(4_000),
 };
 
 /**
@@ -28,6 +29,11 @@ export interface TelephonyConfig {
    * its calling hours and retry delays. 60 000 (real time) except in tests, which shrink a day to seconds.
    */
   campaignMinuteMs: number;
+  /**
+   * How many events a campaign's workflow run holds before it continues as new (docs/campaigns.md
+   * "Continue-as-new"): 4 000 except in tests, which roll over within a few calls.
+   */
+  campaignEventsPerRun: number;
 }
 
 type TelephonyEnv = { [K in keyof typeof telephonyEnv]: z.infer<(typeof telephonyEnv)[K]> };
@@ -40,5 +46,6 @@ export function telephonyConfig(e: TelephonyEnv): TelephonyConfig {
     unconfirmedCallWaitS: e.CALL_UNCONFIRMED_WAIT_S,
     interruptMinSpeechMs: e.INTERRUPT_MIN_SPEECH_MS,
     campaignMinuteMs: e.CAMPAIGN_MINUTE_MS,
+    campaignEventsPerRun: e.CAMPAIGN_EVENTS_PER_RUN,
   };
 }

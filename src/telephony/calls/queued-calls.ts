@@ -44,3 +44,30 @@ export async function insertQueuedCalls(trx: Knex.Transaction, calls: QueuedCall
     ],
   );
 }
+
+/** Of these calls, those whose end is not recorded yet (a campaign's finish waits for them). */
+export async function unendedCalls(trx: Knex.Transaction, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await trx.raw<{ rows: { id: string }[] }>(
+    'select id from calls where id = any(?::text[]) and ended_at is null',
+    [ids],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A call's end as its row records it (a campaign looks up the calls it carried over). */
+export interface RecordedCallEnd {
+  callId: string;
+  status: string;
+  endedReason: string | null;
+}
+
+/** Of these calls, those whose end is recorded: their status and ended reason. */
+export async function recordedCallEnds(knex: Knex, ids: string[]): Promise<RecordedCallEnd[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await knex.raw<{ rows: { id: string; status: string; ended_reason: string | null }[] }>(
+    'select id, status, ended_reason from calls where id = any(?::text[]) and ended_at is not null',
+    [ids],
+  );
+  return rows.map((r) => ({ callId: r.id, status: r.status, endedReason: r.ended_reason }));
+}
