@@ -1,7 +1,9 @@
+import { recordedCallEnds } from '../src/telephony/calls/queued-calls';
 import type { CarriedCall } from '../workflows/campaign-calls';
 import {
   ALWAYS_OPEN,
   type CampaignRig,
+  contactNumber,
   contacts,
   maxOverlap,
   startCampaignRig,
@@ -11,13 +13,13 @@ import {
 /**
  * A campaign's run continues as new with its calls under way (issue 42): it hands them to the next
  * run, whose slots they keep until they say they ended, instead of letting them end first with their
- * slots idle. CAMPAIGN_EVENTS_PER_RUN is 150 here, so 30 calls at concurrency 5 roll over several
+ * slots idle. CAMPAIGN_EVENTS_PER_RUN is 100 here, so 30 calls at concurrency 5 roll over several
  * times, each time with calls talking.
  */
 describe('a campaign that continues as new with calls under way', () => {
   let rig: CampaignRig;
   beforeAll(async () => {
-    rig = await startCampaignRig({ CAMPAIGN_EVENTS_PER_RUN: '150' });
+    rig = await startCampaignRig({ CAMPAIGN_EVENTS_PER_RUN: '100' });
   }, 60_000);
   afterAll(async () => {
     await rig?.stop();
@@ -26,7 +28,7 @@ describe('a campaign that continues as new with calls under way', () => {
   /** Each run, first to last: the calls it was handed and the calls whose end it heard. */
   async function runsOf(id: string) {
     const temporal = rig.app.ctx.temporal;
-    const runs: { carried: CarriedCall[]; heard: string[] }[] = [];
+    const runs: { carried: CarriedCall[]; canceled: boolean; heard: string[] }[] = [];
     let runId: string | undefined = (await temporal.workflow.getHandle(id).describe()).runId;
     while (runId) {
       const current: string = runId;
@@ -39,7 +41,7 @@ describe('a campaign that continues as new with calls under way', () => {
         const payload = signal?.signalName === 'campaignCallEnded' && signal.input?.payloads?.[0]?.data;
         return payload ? [JSON.parse(Buffer.from(payload).toString('utf8')).callId as string] : [];
       });
-      runs.push({ carried: input.carried?.calls ?? [], heard });
+      runs.push({ carried: input.carried?.calls ?? [], canceled: input.carried?.canceled === true, heard });
       const previous: string | null | undefined = started?.continuedExecutionRunId;
       runId = previous ?? undefined;
     }
@@ -101,9 +103,52 @@ describe('a campaign that continues as new with calls under way', () => {
            or (e.type = 'campaign.completed' and e.payload::jsonb->'data'->>'campaignId' = ?)`,
       [id, id],
     );
+    // the carried calls' recorded ends, as the run looks them up when their word is lost
+    const ends = await recordedCallEnds(
+      rig.app.ctx.orm.em.getConnection().getKnex(),
+      runs.flatMap((r) => r.carried.map((c) => c.callId)),
+    );
+    expect(ends.length).toBe(handedOn.flatMap((r) => r.carried).length);
+    for (const end of ends) expect(end).toMatchObject({ status: 'completed' });
     expect(order.last_call_end).not.toBeNull();
     expect(new Date(order.completed).getTime()).toBeGreaterThanOrEqual(
       new Date(order.last_call_end).getTime(),
     );
   }, 180_000);
+
+  it('canceled with calls under way, continues as new still canceled and ends once they have', async () => {
+    // 20 calls at once, ending 150 ms apart from 1.5 s on: each end its own workflow tasks, the
+    // run's history passes 100 events while they end after the cancel
+    for (let i = 0; i < 40; i++)
+      rig.double.script(
+        { outcome: 'answer', ringMs: 50, talkMs: 1500 + 150 * i, media: 'none' },
+        contactNumber(i),
+      );
+    const before = rig.double.calls.length;
+    const created = await rig.api('POST', '/campaigns', {
+      name: 'Canceled, carried over',
+      phoneNumberId: rig.number.id,
+      personaId: rig.personaId,
+      contacts: contacts(40),
+      concurrency: 20,
+      callingHours: ALWAYS_OPEN,
+      retry: { onBusy: false, onNoAnswer: false, onVoicemail: false, maxAttempts: 1, delayMinutes: 0 },
+    });
+    const id = created.body.data.id as string;
+    const deadline = Date.now() + 30_000;
+    while (rig.double.calls.length - before < 20) {
+      if (Date.now() > deadline) throw new Error('the campaign did not place its first 20 calls');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await rig.api('POST', `/campaigns/${id}/cancel`)).body.data.status).toBe('canceled');
+    // a call that ended before the cancel may have been followed by another: none after it
+    const placed = rig.double.calls.length - before;
+    const ended = await waitForCampaign(rig, id, ['canceled'], 60_000);
+    expect(rig.double.calls.length - before).toBe(placed);
+    expect(ended.progress).toMatchObject({ total: 40, done: placed, canceled: 40 - placed, calling: 0 });
+    const runs = await runsOf(id);
+    // the cancel's run continued as new with calls under way, and the next run was canceled too
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    expect(runs.slice(1).some((r) => r.carried.length > 0 && r.canceled)).toBe(true);
+  }, 120_000);
 });

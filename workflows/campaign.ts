@@ -31,10 +31,10 @@ export interface CampaignWorkflowInput {
   /** CAMPAIGN_EVENTS_PER_RUN (CAMPAIGN_EVENTS_PER_RUN's default when not given: runs started before it). */
   eventsPerRun?: number;
   /**
-   * What a run hands the next one (continue-as-new): its pause, and its calls under way (at most
-   * `concurrency`); never the contacts, which stay in PostgreSQL.
+   * What a run hands the next one (continue-as-new): its pause or cancel, and its calls under way
+   * (at most `concurrency`); never the contacts, which stay in PostgreSQL.
    */
-  carried?: { paused: boolean; runs: number; calls?: CarriedCall[] };
+  carried?: { paused: boolean; canceled?: boolean; runs: number; calls?: CarriedCall[] };
 }
 
 /**
@@ -82,7 +82,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
   const calls = new CampaignCalls(input.calls, input.carried?.calls);
   const control: Control = {
     paused: input.carried?.paused ?? false,
-    canceled: false,
+    // a canceled run that continues as new waits for its calls under way in the next
+    canceled: input.carried?.canceled ?? false,
     version: 0,
     stepping: false,
     ended: null,
@@ -132,6 +133,7 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<{ 
         ...input,
         carried: {
           paused: control.paused,
+          canceled: control.canceled,
           runs: (input.carried?.runs ?? 0) + 1,
           calls: calls.carryOver(Date.now()),
         },
