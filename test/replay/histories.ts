@@ -64,6 +64,11 @@ export const SCENARIOS = {
    * after the delay, a pause and a resume (Workflow Updates), completed (`campaign.completed`).
    */
   'campaign-retried-paused-completed': 'campaignWorkflow',
+  /**
+   * Since the `campaign-carries-calls-over` patch: a run handed two calls under way by the run
+   * before, hearing their ends (their word to the campaign, not the run), then continuing as new.
+   */
+  'campaign-carried-over': 'campaignWorkflow',
   /** A URL source's ingestion: the page fetched, extracted, chunked, made ready (`knowledge.source.ready`). */
   'ingest-knowledge-source-url-ready': 'ingestKnowledgeSourceWorkflow',
   /** An uploaded corrupt PDF: extraction fails, the source is failed with the reason (`knowledge.source.failed`). */

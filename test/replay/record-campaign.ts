@@ -37,3 +37,41 @@ export async function recordCampaign(
     throw new Error(`campaign: ${JSON.stringify(done)}`);
   await record('campaign-retried-paused-completed', rig.app.ctx.temporal.workflow.getHandle(id));
 }
+
+/**
+ * A campaign run handed calls under way by the one before (`campaign-carried-over`): 16 contacts
+ * at concurrency 2, a run continuing as new every 100 events (CAMPAIGN_EVENTS_PER_RUN), recorded is
+ * the first run that was handed calls: it hears their ends, claims, and continues as new itself.
+ */
+export async function recordCarriedCampaign(
+  record: (name: ScenarioName, handle: WorkflowHandle) => Promise<void>,
+  stops: (() => Promise<unknown>)[],
+): Promise<void> {
+  const rig = await startCampaignRig({ CAMPAIGN_EVENTS_PER_RUN: '100' });
+  stops.push(() => rig.stop());
+  rig.double.script({ outcome: 'answer', ringMs: 50, talkMs: 400, media: 'none' });
+  const created = await rig.api('POST', '/campaigns', {
+    name: 'Carried over',
+    phoneNumberId: rig.number.id,
+    personaId: rig.personaId,
+    contacts: Array.from({ length: 16 }, (_, i) => ({ to: contactNumber(9100 + i) })),
+    concurrency: 2,
+    callingHours: { start: '00:00', end: '23:59', timezone: 'UTC' },
+    retry: { onBusy: false, onNoAnswer: false, onVoicemail: false, maxAttempts: 1, delayMinutes: 1 },
+  });
+  if (created.status !== 201) throw new Error(`campaign: ${JSON.stringify(created.body)}`);
+  const id = created.body.data.id as string;
+  await waitForCampaign(rig, id, ['completed'], 60_000);
+  const temporal = rig.app.ctx.temporal;
+  const runs: string[] = [];
+  for await (const run of temporal.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(run.runId);
+  for (const runId of runs) {
+    const handle = temporal.workflow.getHandle(id, runId);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    const carried = input ? JSON.parse(Buffer.from(input).toString('utf8')).carried?.calls : undefined;
+    const continued = events.some((e) => e.workflowExecutionContinuedAsNewEventAttributes);
+    if (carried?.length && continued) return record('campaign-carried-over', handle);
+  }
+  throw new Error(`campaign ${id}: no run was handed calls and continued as new (${runs.length} runs)`);
+}

@@ -33,7 +33,7 @@ import { completeManifest } from '../support/personas';
 import { startReceiver } from '../support/receiver';
 import { call, newDeveloper, setPlan, startTestApp } from '../support/test-app';
 import { HISTORIES_DIR, historyToJson, SCENARIOS, type ScenarioName } from './histories';
-import { recordCampaign } from './record-campaign';
+import { recordCampaign, recordCarriedCampaign } from './record-campaign';
 import { recordKnowledge } from './record-knowledge';
 import { recordPhoneCall } from './record-phone-call';
 import { recordRecovery } from './record-recovery';
@@ -514,6 +514,7 @@ async function main(): Promise<void> {
     );
     await recordPhoneCall(record, stops);
     await recordCampaign(record, stops);
+    await recordCarriedCampaign(record, stops);
     await recordKnowledge(record, stops);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error('stop failed:', error));
