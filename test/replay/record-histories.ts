@@ -414,8 +414,15 @@ async function main(): Promise<void> {
         throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.data;
     };
-    await llmApi('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url });
-    const planned = await llmApi('POST', '/sessions', { personaId: sessionPersona.id, userId: 'caller-llm' });
+    const orders = await llmApi('POST', '/mcp-servers', { name: 'orders', endpoint: mcp.url });
+    // agents are offered the tools their persona names (docs/personas.md "Tools")
+    const { persona: llmPersona } = await consoleApi('POST', '/personas', {
+      manifest: {
+        ...completeManifest('history-llm-session'),
+        tools: [{ type: 'mcp_server', id: orders.id }],
+      },
+    });
+    const planned = await llmApi('POST', '/sessions', { personaId: llmPersona.id, userId: 'caller-llm' });
     const turns = [];
     for (const text of ['What are your opening hours?', 'Hello there', 'Where is my order A-1?']) {
       turns.push(await llmApi('POST', `/sessions/${planned.id}/turns`, { text }));
