@@ -13,13 +13,13 @@ import {
 /**
  * A campaign's run continues as new with its calls under way (issue 42): it hands them to the next
  * run, whose slots they keep until they say they ended, instead of letting them end first with their
- * slots idle. CAMPAIGN_EVENTS_PER_RUN is 100 here, so 30 calls at concurrency 5 roll over several
+ * slots idle. CAMPAIGN_EVENTS_PER_RUN is 40 here, so 30 calls at concurrency 5 roll over several
  * times, each time with calls talking.
  */
 describe('a campaign that continues as new with calls under way', () => {
   let rig: CampaignRig;
   beforeAll(async () => {
-    rig = await startCampaignRig({ CAMPAIGN_EVENTS_PER_RUN: '100' });
+    rig = await startCampaignRig({ CAMPAIGN_EVENTS_PER_RUN: '40' });
   }, 60_000);
   afterAll(async () => {
     await rig?.stop();
@@ -118,7 +118,7 @@ describe('a campaign that continues as new with calls under way', () => {
 
   it('canceled with calls under way, continues as new still canceled and ends once they have', async () => {
     // 20 calls at once, ending 150 ms apart from 1.5 s on: each end its own workflow tasks, the
-    // run's history passes 100 events while they end after the cancel
+    // run's history passes 40 events while they end after the cancel
     for (let i = 0; i < 40; i++)
       rig.double.script(
         { outcome: 'answer', ringMs: 50, talkMs: 1500 + 150 * i, media: 'none' },

@@ -8,7 +8,7 @@ export const telephonyEnv = {
   CALL_UNCONFIRMED_WAIT_S: z.coerce.number().int().min(1).max(3600).default(60),
   INTERRUPT_MIN_SPEECH_MS: z.coerce.number().int().min(60).max(3000).default(250),
   CAMPAIGN_MINUTE_MS: z.coerce.number().int().min(1).max(60_000).default(60_000),
-  CAMPAIGN_EVENTS_PER_RUN: z.coerce.number().int().min(100).max(9_000).default(4_000),
+  CAMPAIGN_EVENTS_PER_RUN: z.coerce.number().int().min(20).max(9_000).default(4_000),
 };
 
 /**
@@ -31,7 +31,7 @@ export interface TelephonyConfig {
   campaignMinuteMs: number;
   /**
    * How many events a campaign's workflow run holds before it continues as new (docs/campaigns.md
-   * "Continue-as-new"): 4 000 except in tests, which roll over within a few calls.
+   * "Continue-as-new"): 4 000 except in tests, which roll over every few calls (40).
    */
   campaignEventsPerRun: number;
 }
