@@ -67,8 +67,8 @@ export async function placeUnlessStopped(
  * then off the campaign's path). Awaited, so the signal leaves with this workflow task and the end
  * is recorded in the next one. It goes to the campaign's current run, not the one that started the
  * call: a run that continues as new carries its calls under way over to the next (docs/campaigns.md
- * "Continue-as-new"); a call that told its end before this change replays so (`patched`). A campaign that is gone (it cannot be, while this call holds one of its slots) is
- * only logged.
+ * "Continue-as-new"); a call that told its end before this change replays so (`patched`). A
+ * campaign that is gone (it cannot be, while this call holds one of its slots) is only logged.
  */
 export async function tellParentOfEnd(end: CampaignCallEnded): Promise<void> {
   const parent = workflowInfo().parent;

@@ -97,16 +97,13 @@ export class CampaignCalls {
     return Math.max(1, Math.min(lapse, this.nextCheckAt - now));
   }
 
-  /** Gives back the slots of carried calls not heard from in time (`failed`); answers how many. */
-  private lapseCarried(now: number): number {
-    let lapsed = 0;
+  /** Gives back the slots of carried calls not heard from in time (`failed`). */
+  private lapseCarried(now: number): void {
     for (const [callId, since] of this.carried) {
       if (now < since + this.carriedLimitMs()) continue;
       log.warn('a carried-over campaign call was not heard from: its slot is given back', { callId });
       this.ended(callId, { status: 'failed', endedReason: 'not_heard_from' });
-      lapsed++;
     }
-    return lapsed;
   }
 
   /** How long until the next carried call lapses (ms, at least 1), or undefined with none carried. */
